@@ -1,0 +1,51 @@
+"""The `selfdebug` command line: a table of subcommands, each owned by its own module.
+
+Every command module exposes `add_arguments(parser)` and `main(args) -> int` and must be cheap to
+import (heavy imports such as llama_cpp happen inside functions), so `selfdebug --help` stays fast.
+Exit codes: 0 success, 1 the job ran but did not succeed (tests fail, no fix), 2 usage/input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "instrument": ("selfdebug.commands.instrument", "print a file with probes inserted in one function"),
+    "strip": ("selfdebug.commands.strip", "print a file with every inserted probe removed"),
+    "test": ("selfdebug.commands.test", "run the tests of a function in a sealed shadow copy"),
+    "fix": ("selfdebug.commands.fix", "self-debug a function with a model and propose a diff"),
+    "demo": ("selfdebug.commands.demo", "debug a small buggy project end to end with the embedded model"),
+    "serve": ("selfdebug.commands.serve", "run the language server (stdio, or --tcp)"),
+    "bench": ("selfdebug.commands.bench", "benchmarks that print numbers (see `selfdebug bench -h`)"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="selfdebug", description=__doc__.splitlines()[0])
+    from selfdebug import __version__
+
+    parser.add_argument("--version", action="version", version=f"selfdebug {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        cmd = sub.add_parser(name, help=help_text, description=module.__doc__)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_main=module.main)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_main", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args._main(args))
+    except KeyboardInterrupt:
+        print("selfdebug: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,99 @@
+"""Typed input and output of one self-debugging session: what the CLI, the LSP server and the
+benchmark hand to `engine.run_session` and get back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Mode = Literal["none", "simple", "ut", "explain", "trace", "print", "probe", "auto"]
+MODES: tuple[str, ...] = ("none", "simple", "ut", "explain", "trace", "print", "probe", "auto")
+
+StopReason = Literal[
+    "passed",  # all chosen tests pass (and the wider guard holds)
+    "max_turns",
+    "no_improvement",  # 3 consecutive turns without more chosen tests passing
+    "token_budget",
+    "time_budget",
+    "cancelled",
+    "already_passing",  # nothing to fix: the chosen tests pass before any change
+    "error",  # a backend/runner error ended the session (see DebugResult.error)
+]
+
+
+@dataclass
+class DebugRequest:
+    file: Path  # the user's file (absolute)
+    qualname: str  # "func", "Class.method", "outer.inner"
+    project_root: Path
+    tests: list[str]  # chosen pytest node ids (visible to the model)
+    wider_tests: list[str] = field(default_factory=list)  # regression guard, never shown
+    mode: Mode = "auto"
+    max_turns: int = 10
+    samples: int = 1  # n candidates per generation; >1 samples at temperature 0.7 and votes
+    token_budget: int | None = None  # prompt+completion tokens over the session
+    time_budget_s: float | None = None
+    test_timeout_s: float = 10.0  # per test
+    source_override: str | None = None  # the editor's unsaved buffer text for `file`
+    transcript_path: Path | None = None  # JSON lines; written as the session goes
+    no_improvement_limit: int = 3
+
+
+@dataclass
+class Progress:
+    """One progress event; `percentage` is 0..100 over the whole session."""
+
+    turn: int
+    max_turns: int
+    phase: str  # "running 3 tests", "asking the model", "checking candidate", ...
+    percentage: int
+    message: str = ""
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass
+class TestTally:
+    passed: int
+    total: int
+
+    def __str__(self) -> str:
+        return f"{self.passed}/{self.total}"
+
+
+@dataclass
+class DebugResult:
+    stop_reason: StopReason
+    turns: int
+    mode: str  # the mode actually used (auto resolved)
+    original_function: str  # source text of the function before
+    fixed_function: str | None  # best candidate's function source, None when no candidate
+    fixed_file: str | None  # whole new file text, None when no candidate
+    diff: str  # unified diff of the file ("" when no candidate)
+    explanation: str  # the model's explanation of the bug ("" when none)
+    chosen_before: TestTally
+    chosen_after: TestTally | None  # for the proposed candidate
+    wider_before: TestTally | None = None
+    wider_after: TestTally | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model_calls: int = 0
+    seconds: float = 0.0
+    model_seconds: float = 0.0
+    fixed_at_turn: int | None = None
+    error: str = ""
+    transcript_path: Path | None = None
+    function_range: tuple[int, int] = (0, 0)  # 0-based [start_line, end_line) of the original def
+
+    @property
+    def success(self) -> bool:
+        """A candidate passes every chosen test and breaks no wider test that passed before."""
+        return self.fixed_function is not None and self.stop_reason == "passed"
+
+    def summary(self) -> str:
+        after = f"passes {self.chosen_after} chosen" if self.chosen_after else "no candidate"
+        wider = f", {self.wider_after} wider" if self.wider_after else ""
+        return f"{after}{wider} (before: {self.chosen_before} chosen); stop: {self.stop_reason}"

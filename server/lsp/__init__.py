@@ -1,0 +1,1 @@
+"""The language server: thin pygls handlers over the engine and the runner."""

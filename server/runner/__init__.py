@@ -1,0 +1,1 @@
+"""Find a function's tests and run them in a sealed shadow copy of the project."""

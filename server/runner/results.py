@@ -1,0 +1,82 @@
+"""Typed results of a test run: what the engine, the LSP diagnostics and the CLI read.
+
+Paths in `Frame` are already mapped back from the shadow copy to the user's files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Outcome = Literal["passed", "failed", "error", "skipped", "timeout"]
+
+
+@dataclass
+class Frame:
+    path: str  # absolute path in the USER's tree (not the shadow copy)
+    line: int  # 1-based
+    function: str
+    code: str = ""  # the source line, stripped
+
+
+@dataclass
+class ProbeRecord:
+    """One line of the instrumentation side channel (see instrument/)."""
+
+    probe: str  # probe id
+    line: int  # 1-based source line in the original (uninstrumented) file
+    kind: str  # entry | loop | assign | branch | return | raise | print (model prints)
+    values: dict[str, str]  # variable name -> bounded repr
+    test: str = ""  # pytest node id active when the record was written
+    text: str = ""  # for model-written prints: the printed text
+
+
+@dataclass
+class TestResult:
+    nodeid: str
+    outcome: Outcome
+    duration: float = 0.0
+    exc_type: str = ""
+    message: str = ""  # exception message, first lines
+    assert_left: str | None = None  # pytest assertion introspection, when available
+    assert_right: str | None = None
+    assert_op: str | None = None
+    frames: list[Frame] = field(default_factory=list)  # innermost last
+    stdout: str = ""  # truncated with a marker
+    stderr: str = ""
+    longrepr: str = ""  # pytest's failure text, truncated
+    probes: list[ProbeRecord] = field(default_factory=list)
+    probes_truncated: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome in ("passed", "skipped")
+
+
+@dataclass
+class RunResult:
+    tests: list[TestResult]
+    isolation: str  # "bwrap" | "rlimits" (fallback)
+    duration: float
+    timed_out: bool = False  # the outer watchdog fired
+    cancelled: bool = False
+    error: str = ""  # a run-level problem (collection error, interpreter without pytest...)
+    exit_code: int | None = None
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for t in self.tests if t.ok)
+
+    @property
+    def total(self) -> int:
+        return len(self.tests)
+
+    @property
+    def all_passed(self) -> bool:
+        return not self.error and self.total > 0 and self.passed == self.total
+
+    def by_id(self) -> dict[str, TestResult]:
+        return {t.nodeid: t for t in self.tests}
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self) | {"passed": self.passed, "total": self.total}
