@@ -1,0 +1,93 @@
+"""A backend that answers from a script: deterministic tests of the engine, the LSP server and
+the editors. Never the only test of a path; real backends are tested against real models.
+
+Selected through the environment so that a test can drive a real server process:
+SELFDEBUG_SCRIPTED_REPLIES=/path/to/script.json with
+{"replies": ["reply 1", "reply 2", ...], "prompt_form": "chat", "delay_s": 0.0}.
+Replies are used in order; the last one repeats. Each reply may contain the placeholder
+"{{REQUEST_NUMBER}}" (1-based), handy to tell turns apart.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from selfdebug.server.backends.base import (
+    BackendCancelled,
+    BackendConfigError,
+    Completion,
+    CompletionRequest,
+    PromptForm,
+    Usage,
+)
+from selfdebug.server.cancel import CancelToken
+
+SCRIPT_ENV = "SELFDEBUG_SCRIPTED_REPLIES"
+
+
+class ScriptedBackend:
+    def __init__(
+        self, replies: list[str], prompt_form: PromptForm = "chat", delay_s: float = 0.0
+    ) -> None:
+        if not replies:
+            raise BackendConfigError("the scripted backend needs at least one reply")
+        self.name = "scripted"
+        self.prompt_form: PromptForm = prompt_form
+        self.usage = Usage()
+        self.requests: list[CompletionRequest] = []
+        self._replies = list(replies)
+        self._delay_s = delay_s
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ScriptedBackend:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise BackendConfigError(f"cannot read scripted replies from {path}: {error}")
+        return cls(
+            replies=[str(r) for r in data.get("replies", [])],
+            prompt_form=data.get("prompt_form", "chat"),
+            delay_s=float(data.get("delay_s", 0.0)),
+        )
+
+    def complete(
+        self,
+        request: CompletionRequest,
+        cancel: CancelToken | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Completion:
+        started = time.monotonic()
+        with self._lock:
+            self.requests.append(request)
+            number = len(self.requests)
+        if self._delay_s and cancel is not None and cancel.wait(self._delay_s):
+            raise BackendCancelled("the model call was cancelled")
+        if self._delay_s and cancel is None:
+            time.sleep(self._delay_s)
+        if cancel is not None and cancel.cancelled:
+            raise BackendCancelled("the model call was cancelled")
+        texts = []
+        for i in range(request.n):
+            index = min(number - 1 + i, len(self._replies) - 1)
+            texts.append(self._replies[index].replace("{{REQUEST_NUMBER}}", str(number)))
+        if on_text is not None:
+            on_text(texts[0])
+        prompt_text = request.prompt or "".join(m["content"] for m in request.messages or [])
+        completion = Completion(
+            texts=texts,
+            prompt_tokens=len(prompt_text.split()),
+            completion_tokens=sum(len(t.split()) for t in texts),
+            seconds=time.monotonic() - started,
+            finish_reasons=["stop"] * len(texts),
+            model="scripted",
+        )
+        self.usage.add(completion)
+        return completion
+
+    def close(self) -> None:
+        pass
