@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Set up everything the test suite needs on a fresh machine, then run it (README command 2).
+# Idempotent: a second run reuses the venv, pip's wheel cache (llama-cpp-python builds from source
+# once, ~21 min on 2 cores) and the editor tools cached under ~/.cache/selfdebug-tools.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System packages: bubblewrap (test isolation), chromium + libkrb5-dev (VS Code e2e).
+need=()
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v chromium >/dev/null || need+=(chromium)
+dpkg -s libkrb5-dev >/dev/null 2>&1 || need+=(libkrb5-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "== apt-get install ${need[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "== missing system packages (need root to install): ${need[*]}" >&2
+  fi
+fi
+
+echo "== python environment (.venv)"
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+# -DLLAVA_BUILD=OFF: we never use the multimodal library; it only costs build time.
+CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" .venv/bin/python -m pip install -q -e '.[dev]'
+
+echo "== editor tools (code-server, Node 24, playwright-core)"
+bash scripts/vscode/setup.sh
+
+echo "== lint"
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+
+echo "== tests"
+exec .venv/bin/python -m pytest "$@"

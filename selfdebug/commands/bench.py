@@ -1,0 +1,43 @@
+"""Benchmarks that print numbers: `selfdebug bench instrument|runner|backend|lsp|repair|overhead`.
+
+Each benchmark lives in `selfdebug/bench/<name>.py` with `add_arguments`, `main` and `measure`;
+every one accepts `--json` and then prints a single JSON object with its figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+BENCHMARKS: dict[str, str] = {
+    "instrument": "locate + instrument + strip time per function over the stdlib",
+    "runner": "runner overhead over bare pytest, cold and warm shadow copy",
+    "backend": "model prompt/generation tokens per second and prefix-reuse ratio",
+    "lsp": "code-action listing latency over stdio, idle and during a session",
+    "repair": "fix rate per feedback mode on a benchmark dataset",
+    "overhead": "all the system's own overheads in one run",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    for name, help_text in BENCHMARKS.items():
+        module_name = f"selfdebug.bench.{name}"
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name != module_name:
+                raise
+            continue
+        bench = sub.add_parser(name, help=help_text, description=module.__doc__)
+        module.add_arguments(bench)
+        bench.set_defaults(_bench_main=module.main)
+    parser.set_defaults(_bench_parser=parser)
+
+
+def main(args: argparse.Namespace) -> int:
+    run = getattr(args, "_bench_main", None)
+    if run is None:
+        args._bench_parser.print_help()
+        return 2
+    return int(run(args))
