@@ -1,0 +1,187 @@
+"""All of the system's own overheads in one run: `selfdebug bench overhead [--json]`.
+
+Gathers the figures each component promises through its own `measure()` (instrument + strip per
+function, runner vs bare pytest, code-action latency during a session, prefix reuse), and adds the
+one only a whole session can show: the share of a debugging turn spent outside the model, measured
+on a real session with the embedded model (goal: under 10%). A component whose module is missing
+or fails is reported as "unavailable: <reason>" and the others still run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+COMPONENTS: dict[str, str] = {
+    "instrument": "locate + instrument + strip per function",
+    "runner": "runner overhead vs bare pytest (cold / warm)",
+    "lsp": "code-action latency, idle and while a session runs",
+    "backend": "tokens per second and prefix-reuse ratio",
+}
+SESSION = "session"
+OUTSIDE_MODEL_GOAL = 0.10
+
+# A small, self-contained problem so the command runs without the benchmark data.
+_SESSION_PROBLEM = {
+    "id": "overhead/largest",
+    "source": "builtin",
+    "entry_point": "largest",
+    "buggy": (
+        "def largest(numbers):\n"
+        '    """The largest number of a non-empty list."""\n'
+        "    best = numbers[0]\n"
+        "    for number in numbers:\n"
+        "        if number < best:\n"
+        "            best = number\n"
+        "    return best\n"
+    ),
+    "fixed": "",
+    "tests": (
+        "def test_three():\n    assert largest([1, 3, 2]) == 3\n\n\n"
+        "def test_four():\n    assert largest([2, 9, 4, 1]) == 9\n"
+    ),
+    "visible_tests": (
+        "def test_three():\n    assert largest([1, 3, 2]) == 3\n\n\n"
+        "def test_four():\n    assert largest([2, 9, 4, 1]) == 9\n"
+    ),
+}
+
+
+def measure_component(name: str) -> dict[str, Any] | str:
+    """The component's own `selfdebug.bench.<name>.measure()`, or "unavailable: <reason>"."""
+    module_name = f"selfdebug.bench.{name}"
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        return f"unavailable: {error}"
+    measure = getattr(module, "measure", None)
+    if measure is None:
+        return f"unavailable: {module_name} has no measure()"
+    try:
+        return dict(measure())
+    except Exception as error:
+        last = traceback.extract_tb(error.__traceback__)[-1]
+        return f"unavailable: {type(error).__name__}: {error} ({last.filename}:{last.lineno})"
+
+
+def measure_session(
+    mode: str = "ut", max_turns: int = 2, model_path: str = "", problem: dict | None = None
+) -> dict[str, Any]:
+    """One real session with the embedded (or given GGUF) model: where does a turn's time go?
+
+    The model is loaded and warmed up before the clock starts, so loading it is not counted as
+    model time (that would flatter the share spent outside the model).
+    """
+    from selfdebug.bench.datasets import problem_from_record, write_project
+    from selfdebug.server.backends.base import CompletionRequest
+    from selfdebug.server.backends.factory import make_backend
+    from selfdebug.server.backends.settings import BackendSettings
+    from selfdebug.server.engine import run_session
+    from selfdebug.server.engine.types import DebugRequest
+
+    bench_problem = problem_from_record(problem or _SESSION_PROBLEM)
+    backend = make_backend(BackendSettings(model_path=model_path))
+    try:
+        load_started = time.monotonic()
+        backend.complete(CompletionRequest(prompt="def add(a, b):\n", max_tokens=1))
+        load_seconds = time.monotonic() - load_started
+        with tempfile.TemporaryDirectory(prefix="selfdebug-overhead-") as tmp:
+            project = write_project(bench_problem, Path(tmp), bench_problem.buggy, hidden=False)
+            request = DebugRequest(
+                file=project.module,
+                qualname=bench_problem.entry_point,
+                project_root=project.root,
+                tests=project.visible_test_ids,
+                mode=mode,  # type: ignore[arg-type]
+                max_turns=max_turns,
+            )
+            started = time.monotonic()
+            result = run_session(request, backend)
+            wall = time.monotonic() - started
+    finally:
+        backend.close()
+    seconds = result.seconds or wall
+    outside = max(0.0, seconds - result.model_seconds)
+    share = outside / seconds if seconds > 0 else None
+    return {
+        "backend": backend.name,
+        "problem": bench_problem.id,
+        "mode": result.mode,
+        "stop_reason": result.stop_reason,
+        "turns": result.turns,
+        "model_calls": result.model_calls,
+        "prompt_tokens": result.prompt_tokens,
+        "completion_tokens": result.completion_tokens,
+        "model_load_and_warmup_s": round(load_seconds, 3),
+        "session_s": round(seconds, 3),
+        "model_s": round(result.model_seconds, 3),
+        "outside_model_s": round(outside, 3),
+        "outside_model_s_per_turn": round(outside / result.turns, 3) if result.turns else None,
+        "outside_model_share": round(share, 4) if share is not None else None,
+        "goal_outside_model_share": OUTSIDE_MODEL_GOAL,
+        "meets_goal": share is not None and share < OUTSIDE_MODEL_GOAL,
+    }
+
+
+def measure(
+    skip: tuple[str, ...] = (), mode: str = "ut", max_turns: int = 2, model_path: str = ""
+) -> dict[str, Any]:
+    """Every component's figures plus the session's outside-model share, on this machine, now."""
+    figures: dict[str, Any] = {}
+    for name in COMPONENTS:
+        if name not in skip:
+            started = time.monotonic()
+            figures[name] = measure_component(name)
+            if isinstance(figures[name], dict):
+                figures[name].setdefault("measure_wall_s", round(time.monotonic() - started, 2))
+    if SESSION not in skip:
+        try:
+            figures[SESSION] = measure_session(mode, max_turns, model_path)
+        except Exception as error:
+            figures[SESSION] = f"unavailable: {type(error).__name__}: {error}"
+    return figures
+
+
+def _print_readably(figures: dict[str, Any]) -> None:
+    titles = {**COMPONENTS, SESSION: "share of a debugging turn spent outside the model"}
+    for name, value in figures.items():
+        print(f"{name}: {titles.get(name, '')}")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                shown = json.dumps(item) if isinstance(item, dict | list) else item
+                print(f"  {key}: {shown}")
+        else:
+            print(f"  {value}")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=[*COMPONENTS, SESSION],
+        help="leave out a component (repeatable)",
+    )
+    parser.add_argument("--mode", default="ut", help="mode of the measured session (default ut)")
+    parser.add_argument("--max-turns", type=int, default=2)
+    parser.add_argument("--model", default="", help="GGUF path (default: the embedded model)")
+
+
+def main(args: argparse.Namespace) -> int:
+    figures = measure(tuple(args.skip), args.mode, args.max_turns, args.model)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        _print_readably(figures)
+    unavailable = [name for name, value in figures.items() if isinstance(value, str)]
+    if unavailable:
+        print(f"unavailable: {', '.join(unavailable)}", file=sys.stderr)
+    return 0

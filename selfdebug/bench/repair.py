@@ -1,0 +1,478 @@
+"""Fix rate per feedback mode: `selfdebug bench repair --dataset FILE.jsonl --modes none,ut,...`.
+
+Each (mode, problem) pair runs a real debugging session through the same engine call as the CLI
+and the LSP server (`run_session` with a `DebugRequest`) in a throwaway project that holds the
+buggy module and the visible tests only. The proposed file is then scored in a fresh copy against
+the hidden tests. One JSON line per result is appended to `results.jsonl` as it finishes, so an
+interrupted run continues where it stopped; `report.json`, `report.md` and `fixes_by_turn.png` are
+written at the end (and the markdown table printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from selfdebug.bench.datasets import DatasetError, Problem, load_problems, select_problems
+from selfdebug.bench.repair_report import (
+    PLOT_FILE,
+    ProblemOutcome,
+    build_report,
+    plot_fixes_by_turn,
+    render_markdown,
+)
+
+if TYPE_CHECKING:
+    from selfdebug.server.backends.base import Backend
+    from selfdebug.server.backends.settings import BackendSettings
+    from selfdebug.server.cancel import CancelToken
+
+DEFAULT_MODES = "none,simple,ut,explain,trace,print,probe"
+RESULTS_FILE = "results.jsonl"
+CONFIG_FILE = "config.json"
+VISIBLE_POLICY = (
+    "the dataset's visible_tests (QuixBugs: first case; HumanEvalFix: docstring examples); for "
+    "QuixBugs problems whose first case passes on the buggy code, that case plus "
+    "visible_tests_failing (the first case the buggy code fails)"
+)
+# Settings that change the numbers: a resumed run must use the same ones.
+_FINGERPRINT_KEYS = ("backend", "model_path", "endpoint_url", "model_name", "max_turns", "samples")
+
+BackendFactory = Callable[[Problem], "Backend"]
+ResultCallback = Callable[[ProblemOutcome], None]
+
+
+@dataclass
+class RepairConfig:
+    datasets: list[Path]
+    out: Path
+    modes: list[str] = field(default_factory=lambda: DEFAULT_MODES.split(","))
+    max_turns: int = 3
+    samples: int = 1
+    jobs: int = 1
+    limit: int | None = None
+    ids: list[str] | None = None
+    test_timeout_s: float = 5.0
+    session_timeout_s: float | None = None  # DebugRequest.time_budget_s
+    backend: BackendSettings | None = None  # None: the embedded model
+
+
+class ConfigMismatch(ValueError):
+    """--out holds results of a run with other settings; resuming would mix the numbers."""
+
+
+def config_record(config: RepairConfig, backend_name: str) -> dict[str, Any]:
+    settings = _settings(config)
+    return {
+        "datasets": [str(p) for p in config.datasets],
+        "modes": config.modes,
+        "backend": settings.backend,
+        "model_path": settings.model_path,
+        "endpoint_url": settings.endpoint_url,
+        "model_name": settings.model_name,
+        "backend_name": backend_name,
+        "max_turns": config.max_turns,
+        "samples": config.samples,
+        "test_timeout_s": config.test_timeout_s,
+        "visible_policy": VISIBLE_POLICY,
+    }
+
+
+def _settings(config: RepairConfig) -> BackendSettings:
+    from selfdebug.server.backends.settings import BackendSettings
+
+    return config.backend or BackendSettings()
+
+
+def check_resumable(out: Path, record: dict[str, Any]) -> None:
+    """Refuse to add results made with other settings to an existing --out (ConfigMismatch)."""
+    path = out / CONFIG_FILE
+    if not path.exists():
+        return
+    previous = json.loads(path.read_text(encoding="utf-8"))
+    changed = [k for k in _FINGERPRINT_KEYS if previous.get(k) != record.get(k)]
+    if changed:
+        details = ", ".join(f"{k}: {previous.get(k)!r} -> {record.get(k)!r}" for k in changed)
+        raise ConfigMismatch(
+            f"{out} holds results made with other settings ({details}); use another --out"
+        )
+
+
+def load_outcomes(out: Path) -> dict[tuple[str, str], ProblemOutcome]:
+    """The results so far, keyed by (mode, id); a later line wins; harness errors are not results.
+
+    A torn last line (the process was killed mid-write) is skipped, so that pair runs again.
+    """
+    path = out / RESULTS_FILE
+    outcomes: dict[tuple[str, str], ProblemOutcome] = {}
+    if not path.exists():
+        return outcomes
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            outcome = ProblemOutcome.from_json(json.loads(line))
+        except (ValueError, TypeError):
+            continue
+        if outcome.harness_error:
+            outcomes.pop((outcome.mode, outcome.id), None)
+        else:
+            outcomes[(outcome.mode, outcome.id)] = outcome
+    return outcomes
+
+
+class _ResultsLog:
+    """Appends one JSON line per outcome and flushes it at once (the resume point)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+
+    def append(self, outcome: ProblemOutcome) -> None:
+        line = json.dumps(outcome.to_json(), ensure_ascii=False) + "\n"
+        with self._lock, self._path.open("a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+
+
+class _SharedBackend:
+    """One backend for every session (one model in memory); llama serializes calls itself."""
+
+    def __init__(self, settings: BackendSettings) -> None:
+        self._settings = settings
+        self._backend: Backend | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, problem: Problem) -> Backend:
+        with self._lock:
+            if self._backend is None:
+                from selfdebug.server.backends.factory import make_backend
+
+                self._backend = make_backend(self._settings)
+            return self._backend
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+
+
+def _runner_settings(test_timeout_s: float) -> Any:
+    from selfdebug.server.runner import RunnerSettings
+
+    return RunnerSettings(test_timeout_s=test_timeout_s)
+
+
+def score_candidate(
+    problem: Problem, candidate: str, workdir: Path, test_timeout_s: float
+) -> dict[str, Any]:
+    """Run the visible and hidden tests on `candidate` in a fresh copy the model never sees."""
+    from selfdebug.bench.datasets import write_project
+    from selfdebug.server.runner import ProjectRunner
+
+    project = write_project(problem, workdir, candidate, hidden=True)
+    runner = ProjectRunner(project.root, _runner_settings(test_timeout_s))
+    started = time.monotonic()
+    try:
+        ids = project.visible_test_ids + project.hidden_test_ids
+        result = runner.run(ids, timeout_s=test_timeout_s * len(ids) + 60)
+    finally:
+        runner.close()
+    passed = {t.nodeid for t in result.tests if t.ok}
+    return {
+        "visible_passed": sum(i in passed for i in project.visible_test_ids),
+        "visible_total": len(project.visible_test_ids),
+        "hidden_passed": sum(i in passed for i in project.hidden_test_ids),
+        "hidden_total": len(project.hidden_test_ids),
+        "scoring_error": result.error,
+        "scoring_seconds": round(time.monotonic() - started, 3),
+    }
+
+
+def solve_problem(
+    problem: Problem,
+    mode: str,
+    config: RepairConfig,
+    backend: Backend,
+    cancel: CancelToken,
+    transcript_dir: Path | None = None,
+) -> ProblemOutcome:
+    """One session on one problem in one mode, then its scoring. Never raises for a bad problem."""
+    from selfdebug.bench.datasets import write_project
+    from selfdebug.server.engine import run_session
+    from selfdebug.server.engine.types import DebugRequest
+    from selfdebug.server.runner import ProjectRunner
+
+    outcome = ProblemOutcome(mode=mode, id=problem.id, source=problem.source)
+    with tempfile.TemporaryDirectory(prefix="selfdebug-bench-") as tmp:
+        project = write_project(problem, Path(tmp) / "work", problem.buggy, hidden=False)
+        transcript = None
+        if transcript_dir is not None:
+            transcript = transcript_dir / mode / (problem.id.replace("/", "__") + ".jsonl")
+            transcript.parent.mkdir(parents=True, exist_ok=True)
+        request = DebugRequest(
+            file=project.module,
+            qualname=problem.entry_point,
+            project_root=project.root,
+            tests=project.visible_test_ids,
+            mode=mode,  # type: ignore[arg-type]
+            max_turns=config.max_turns,
+            samples=config.samples,
+            test_timeout_s=config.test_timeout_s,
+            time_budget_s=config.session_timeout_s,
+            transcript_path=transcript,
+        )
+        runner = ProjectRunner(project.root, _runner_settings(config.test_timeout_s))
+        started = time.monotonic()
+        try:
+            result = run_session(request, backend, runner=runner, cancel=cancel)
+        finally:
+            runner.close()
+        outcome.wall_seconds = round(time.monotonic() - started, 3)
+        outcome.stop_reason = result.stop_reason
+        outcome.turns = result.turns
+        outcome.fixed_at_turn = result.fixed_at_turn
+        outcome.model_calls = result.model_calls
+        outcome.prompt_tokens = result.prompt_tokens
+        outcome.completion_tokens = result.completion_tokens
+        outcome.session_seconds = round(result.seconds, 3)
+        outcome.model_seconds = round(result.model_seconds, 3)
+        outcome.error = result.error
+        outcome.diff = result.diff[:4000]
+        outcome.has_candidate = result.fixed_file is not None
+        outcome.visible_total = len(project.visible_test_ids)
+        outcome.hidden_total = len(problem.hidden_test_names)
+        if result.fixed_file is not None and result.stop_reason != "cancelled":
+            scores = score_candidate(
+                problem, result.fixed_file, Path(tmp) / "score", config.test_timeout_s
+            )
+            for key, value in scores.items():
+                setattr(outcome, key, value)
+    return outcome
+
+
+def _load_selected(config: RepairConfig) -> list[Problem]:
+    problems: list[Problem] = []
+    for dataset in config.datasets:
+        loaded = load_problems(dataset)
+        wanted = [i for i in config.ids or [] if i in {p.id for p in loaded}]
+        if config.ids and not wanted:
+            continue
+        problems += select_problems(loaded, wanted or None, config.limit)
+    if config.ids:
+        missing = set(config.ids) - {p.id for p in problems}
+        if missing:
+            raise DatasetError(f"unknown problem ids: {', '.join(sorted(missing))}")
+    return problems
+
+
+def run_repair(
+    config: RepairConfig,
+    *,
+    backend_factory: BackendFactory | None = None,
+    on_result: ResultCallback | None = None,
+    show_progress: bool = True,
+) -> dict[str, Any]:
+    """Run every (problem, mode) pair not already in --out, then write and return the report.
+
+    `backend_factory` picks the backend of each problem (tests give each problem its own scripted
+    one); by default one backend from `config.backend` serves them all. `on_result` is called
+    after each result is saved; if it raises, the run stops (pending pairs stay to be resumed).
+    """
+    from selfdebug.server.cancel import CancelToken
+    from selfdebug.server.engine.types import MODES
+
+    unknown = [m for m in config.modes if m not in MODES]
+    if unknown:
+        raise ValueError(f"unknown modes: {', '.join(unknown)} (known: {', '.join(MODES)})")
+    problems = _load_selected(config)
+    config.out.mkdir(parents=True, exist_ok=True)
+    shared = _SharedBackend(_settings(config)) if backend_factory is None else None
+    factory: BackendFactory = backend_factory or shared  # type: ignore[assignment]
+
+    done = load_outcomes(config.out)
+    todo = [(p, m) for p in problems for m in config.modes if (m, p.id) not in done]
+    backend_name = (
+        "per-problem backends" if shared is None else _describe_settings(_settings(config))
+    )
+    check_resumable(config.out, config_record(config, backend_name))
+    if shared is not None and todo:
+        backend_name = factory(problems[0]).name  # load the model once, before the clock starts
+    record = config_record(config, backend_name)
+    (config.out / CONFIG_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")
+
+    log = _ResultsLog(config.out / RESULTS_FILE)
+    cancel = CancelToken()
+    try:
+        _run_pairs(todo, config, factory, log, cancel, on_result, show_progress)
+    finally:
+        if shared is not None:
+            shared.close()
+
+    selected_ids = {p.id for p in problems}
+    outcomes = [
+        o
+        for (mode, pid), o in load_outcomes(config.out).items()
+        if pid in selected_ids and mode in config.modes
+    ]
+    report = build_report(outcomes, config.modes, record)
+    (config.out / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    (config.out / "report.md").write_text(render_markdown(report), encoding="utf-8")
+    plot_fixes_by_turn(report, config.out / PLOT_FILE)
+    return report
+
+
+def _describe_settings(settings: BackendSettings) -> str:
+    if settings.backend == "openai":
+        return f"openai:{settings.model_name}@{settings.endpoint_url}"
+    return f"llama:{settings.model_path or 'embedded'}"
+
+
+def _run_pairs(
+    todo: list[tuple[Problem, str]],
+    config: RepairConfig,
+    factory: BackendFactory,
+    log: _ResultsLog,
+    cancel: CancelToken,
+    on_result: ResultCallback | None,
+    show_progress: bool,
+) -> None:
+    """A thread pool where each worker runs one whole session; results are saved as they come."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    def work(problem: Problem, mode: str) -> ProblemOutcome:
+        try:
+            return solve_problem(
+                problem, mode, config, factory(problem), cancel, config.out / "transcripts"
+            )
+        except Exception as error:  # a harness bug must not sink the other problems
+            return ProblemOutcome(
+                mode=mode, id=problem.id, source=problem.source, harness_error=repr(error)
+            )
+
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=not show_progress,
+    )
+    pool = ThreadPoolExecutor(max_workers=max(1, config.jobs), thread_name_prefix="bench")
+    fixed = 0
+    with progress:
+        task = progress.add_task("repair", total=len(todo))
+        pending: set[Future[ProblemOutcome]] = {pool.submit(work, p, m) for p, m in todo}
+        try:
+            while pending:
+                finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    outcome = future.result()
+                    if outcome.stop_reason == "cancelled" and cancel.cancelled:
+                        continue  # stopped by us: not a result, it runs again on resume
+                    log.append(outcome)
+                    fixed += outcome.fixed_hidden
+                    progress.update(
+                        task,
+                        advance=1,
+                        description=f"repair ({fixed} fixed; last {outcome.mode} {outcome.id})",
+                    )
+                    if on_result is not None:
+                        on_result(outcome)
+        except BaseException:
+            cancel.cancel("benchmark stopped")
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+    pool.shutdown(wait=True)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dataset", action="append", required=True, type=Path, help="JSONL file (repeatable)"
+    )
+    parser.add_argument(
+        "--modes", default=DEFAULT_MODES, help=f"comma list (default {DEFAULT_MODES})"
+    )
+    parser.add_argument("--backend", choices=["llama", "openai"], default="llama")
+    parser.add_argument("--model", default="", help="GGUF path (llama; default: embedded Gemma)")
+    parser.add_argument("--endpoint", default="", help="OpenAI-compatible base URL (openai)")
+    parser.add_argument("--model-name", default="", help="model name sent to the endpoint")
+    parser.add_argument(
+        "--allow-remote", action="store_true", help="consent to send code to a non-loopback URL"
+    )
+    parser.add_argument("--max-turns", type=int, default=3)
+    parser.add_argument("--samples", type=int, default=1, help="candidates per generation")
+    parser.add_argument("--jobs", type=int, default=1, help="sessions in parallel")
+    parser.add_argument("--limit", type=int, default=None, help="first N problems per dataset")
+    parser.add_argument("--ids", nargs="+", default=None, help="only these problem ids")
+    parser.add_argument("--test-timeout", type=float, default=5.0, help="seconds per test")
+    parser.add_argument(
+        "--session-timeout", type=float, default=None, help="time budget of one session (s)"
+    )
+    parser.add_argument("--out", type=Path, default=Path("bench-out/repair"))
+    parser.add_argument("--json", action="store_true", help="print report.json instead of markdown")
+    parser.add_argument("--no-progress", action="store_true")
+
+
+def config_from_args(args: argparse.Namespace) -> RepairConfig:
+    from selfdebug.server.backends.settings import BackendSettings
+
+    ids = [i for chunk in args.ids or [] for i in chunk.split(",") if i]
+    return RepairConfig(
+        datasets=list(args.dataset),
+        out=args.out,
+        modes=[m.strip() for m in args.modes.split(",") if m.strip()],
+        max_turns=args.max_turns,
+        samples=args.samples,
+        jobs=args.jobs,
+        limit=args.limit,
+        ids=ids or None,
+        test_timeout_s=args.test_timeout,
+        session_timeout_s=args.session_timeout,
+        backend=BackendSettings(
+            backend=args.backend,
+            model_path=args.model,
+            endpoint_url=args.endpoint,
+            model_name=args.model_name,
+            allow_remote=args.allow_remote,
+        ),
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    from selfdebug.server.backends.base import BackendError
+
+    try:
+        config = config_from_args(args)
+        report = run_repair(config, show_progress=not args.no_progress)
+    except (DatasetError, ConfigMismatch, ValueError, BackendError) as error:
+        print(f"selfdebug bench repair: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(render_markdown(report))
+        print(f"results: {config.out / RESULTS_FILE}; plot: {config.out / PLOT_FILE}")
+    errors = sum(s["harness_errors"] for s in report["modes"].values())
+    return 1 if errors else 0
+
+
+def measure(config: RepairConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    """The report as a dict (the numbers); `kwargs` fill a RepairConfig when none is given."""
+    return run_repair(config or RepairConfig(**kwargs), show_progress=False)

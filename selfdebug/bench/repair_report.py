@@ -1,0 +1,259 @@
+"""Turn the repair benchmark's per-problem results into the report: JSON, a markdown table, a plot.
+
+Kept apart from the runner loop so a report can be rebuilt from any `results.jsonl` (a finished,
+interrupted or merged run) without running anything.
+
+Scoring words used everywhere:
+- fixed (visible): a proposed candidate passes every visible test (what the engine could see).
+- fixed (hidden): it passes the visible tests AND every hidden test: the honest number.
+- plausible but wrong: passes the visible tests, fails some hidden test.
+- not fixed: no candidate, or the candidate fails a visible test.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+PLOT_FILE = "fixes_by_turn.png"
+
+
+@dataclass
+class ProblemOutcome:
+    """One (mode, problem) result: one line of results.jsonl."""
+
+    mode: str
+    id: str
+    source: str
+    stop_reason: str = ""
+    turns: int = 0
+    fixed_at_turn: int | None = None
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    session_seconds: float = 0.0  # the engine's own count (DebugResult.seconds)
+    model_seconds: float = 0.0
+    wall_seconds: float = 0.0  # the harness's clock around run_session
+    scoring_seconds: float = 0.0
+    has_candidate: bool = False
+    visible_passed: int = 0
+    visible_total: int = 0
+    hidden_passed: int = 0
+    hidden_total: int = 0
+    scoring_error: str = ""  # the scoring run's run-level error (collection error...)
+    error: str = ""  # DebugResult.error: a backend/runner error that ended the session
+    harness_error: str = ""  # the harness itself failed: not a result, retried on resume
+    diff: str = ""
+
+    @property
+    def fixed_visible(self) -> bool:
+        return (
+            self.has_candidate
+            and not self.scoring_error
+            and self.visible_total > 0
+            and self.visible_passed == self.visible_total
+        )
+
+    @property
+    def fixed_hidden(self) -> bool:
+        return (
+            self.fixed_visible and self.hidden_total > 0 and self.hidden_passed == self.hidden_total
+        )
+
+    @property
+    def plausible_but_wrong(self) -> bool:
+        return self.fixed_visible and not self.fixed_hidden
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ProblemOutcome:
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass
+class ModeStats:
+    mode: str
+    problems: int
+    fixed_visible: int
+    fixed_hidden: int
+    plausible_but_wrong: int
+    not_fixed: int
+    harness_errors: int
+    mean_turns: float
+    model_calls_per_problem: float
+    prompt_tokens_per_problem: float
+    completion_tokens_per_problem: float
+    # tokens spent over ALL problems of the mode divided by the problems fixed (hidden): the cost
+    # of one honest fix. None when nothing was fixed.
+    prompt_tokens_per_fix: float | None
+    completion_tokens_per_fix: float | None
+    wall_seconds_per_problem: float
+    wall_seconds_total: float
+    model_share_of_wall: float | None  # model seconds / session seconds, summed
+    fixes_by_turn: dict[int, int] = field(default_factory=dict)  # hidden fixes per turn
+    stop_reasons: dict[str, int] = field(default_factory=dict)
+
+
+def _fix_turn(outcome: ProblemOutcome) -> int:
+    return outcome.fixed_at_turn if outcome.fixed_at_turn is not None else outcome.turns
+
+
+def mode_stats(mode: str, outcomes: list[ProblemOutcome]) -> ModeStats:
+    n = len(outcomes)
+    fixed = [o for o in outcomes if o.fixed_hidden]
+
+    def mean(values: list[float]) -> float:
+        return round(sum(values) / len(values), 2) if values else 0.0
+
+    def per_fix(total: int) -> float | None:
+        return round(total / len(fixed), 1) if fixed else None
+
+    session_seconds = sum(o.session_seconds for o in outcomes)
+    return ModeStats(
+        mode=mode,
+        problems=n,
+        fixed_visible=sum(o.fixed_visible for o in outcomes),
+        fixed_hidden=len(fixed),
+        plausible_but_wrong=sum(o.plausible_but_wrong for o in outcomes),
+        not_fixed=sum(not o.fixed_visible for o in outcomes),
+        harness_errors=sum(bool(o.harness_error) for o in outcomes),
+        mean_turns=mean([o.turns for o in outcomes]),
+        model_calls_per_problem=mean([o.model_calls for o in outcomes]),
+        prompt_tokens_per_problem=mean([o.prompt_tokens for o in outcomes]),
+        completion_tokens_per_problem=mean([o.completion_tokens for o in outcomes]),
+        prompt_tokens_per_fix=per_fix(sum(o.prompt_tokens for o in outcomes)),
+        completion_tokens_per_fix=per_fix(sum(o.completion_tokens for o in outcomes)),
+        wall_seconds_per_problem=mean([o.wall_seconds for o in outcomes]),
+        wall_seconds_total=round(sum(o.wall_seconds for o in outcomes), 1),
+        model_share_of_wall=(
+            round(sum(o.model_seconds for o in outcomes) / session_seconds, 3)
+            if session_seconds > 0
+            else None
+        ),
+        fixes_by_turn=dict(sorted(Counter(_fix_turn(o) for o in fixed).items())),
+        stop_reasons=dict(Counter(o.stop_reason or "harness_error" for o in outcomes)),
+    )
+
+
+def build_report(
+    outcomes: list[ProblemOutcome], modes: list[str], config: dict[str, Any]
+) -> dict[str, Any]:
+    """The report.json object: overall stats per mode, and per source when there are several."""
+    sources = sorted({o.source for o in outcomes})
+    report: dict[str, Any] = {
+        "config": config,
+        "modes": {
+            mode: asdict(mode_stats(mode, [o for o in outcomes if o.mode == mode]))
+            for mode in modes
+        },
+    }
+    if len(sources) > 1:
+        report["by_source"] = {
+            source: {
+                mode: asdict(
+                    mode_stats(mode, [o for o in outcomes if o.mode == mode and o.source == source])
+                )
+                for mode in modes
+            }
+            for source in sources
+        }
+    return report
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:g}" if isinstance(value, int) else f"{value:.1f}"
+
+
+def _mode_table(stats_by_mode: dict[str, dict[str, Any]]) -> list[str]:
+    lines = [
+        "| mode | problems | fixed (visible) | fixed (hidden) | plausible but wrong | not fixed "
+        "| mean turns | model calls | prompt tok | completion tok | prompt tok / fix "
+        "| completion tok / fix | wall s / problem |",
+        "| --- " * 13 + "|",
+    ]
+    for mode, s in stats_by_mode.items():
+        errors = f" ({s['harness_errors']} harness errors)" if s["harness_errors"] else ""
+        lines.append(
+            f"| {mode} | {s['problems']}{errors} | {s['fixed_visible']} | **{s['fixed_hidden']}** "
+            f"| {s['plausible_but_wrong']} | {s['not_fixed']} | {_fmt(s['mean_turns'])} "
+            f"| {_fmt(s['model_calls_per_problem'])} | {_fmt(s['prompt_tokens_per_problem'])} "
+            f"| {_fmt(s['completion_tokens_per_problem'])} | {_fmt(s['prompt_tokens_per_fix'])} "
+            f"| {_fmt(s['completion_tokens_per_fix'])} | {_fmt(s['wall_seconds_per_problem'])} |"
+        )
+    return lines
+
+
+def _turn_table(stats_by_mode: dict[str, dict[str, Any]], max_turns: int) -> list[str]:
+    turns = range(0, max_turns + 1)
+    lines = [
+        "| mode | " + " | ".join(f"turn {t}" for t in turns) + " |",
+        "| --- " * (len(turns) + 1) + "|",
+    ]
+    for mode, s in stats_by_mode.items():
+        by_turn = {int(k): v for k, v in s["fixes_by_turn"].items()}
+        lines.append(f"| {mode} | " + " | ".join(str(by_turn.get(t, 0)) for t in turns) + " |")
+    return lines
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    config = report["config"]
+    max_turns = int(config.get("max_turns", 0))
+    for stats in report["modes"].values():
+        max_turns = max([max_turns, *(int(t) for t in stats["fixes_by_turn"])])
+    lines = [
+        f"## Repair benchmark: {config.get('backend_name', '?')}",
+        "",
+        f"Datasets: {', '.join(config.get('datasets', []))}; max turns {config.get('max_turns')}, "
+        f"samples {config.get('samples')}, test timeout {config.get('test_timeout_s')} s.",
+        f"Visible tests shown to the model: {config.get('visible_policy', '')}",
+        "fixed (hidden) = passes the visible and every hidden test; plausible but wrong = passes "
+        "the visible tests, fails a hidden one. Tokens per fix = all tokens of the mode / fixes.",
+        "",
+        *_mode_table(report["modes"]),
+        "",
+        "### Fixes (hidden) by the turn they were found",
+        "",
+        *_turn_table(report["modes"], max_turns),
+    ]
+    for source, stats_by_mode in report.get("by_source", {}).items():
+        lines += ["", f"### {source}", "", *_mode_table(stats_by_mode)]
+    return "\n".join(lines) + "\n"
+
+
+def plot_fixes_by_turn(report: dict[str, Any], path: Path) -> Path:
+    """Cumulative problems fixed (hidden tests) against the debugging turn, one line per mode."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    max_turns = int(report["config"].get("max_turns", 1))
+    for stats in report["modes"].values():
+        max_turns = max([max_turns, *(int(t) for t in stats["fixes_by_turn"])])
+    turns = list(range(0, max_turns + 1))
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for mode, stats in report["modes"].items():
+        by_turn = {int(k): v for k, v in stats["fixes_by_turn"].items()}
+        running, cumulative = 0, []
+        for turn in turns:
+            running += by_turn.get(turn, 0)
+            cumulative.append(running)
+        axes.step(turns, cumulative, where="post", marker="o", label=f"{mode} ({running})")
+    problems = max((s["problems"] for s in report["modes"].values()), default=0)
+    axes.set_xticks(turns)
+    axes.set_xlabel("debugging turn")
+    axes.set_ylabel(f"problems fixed, hidden tests (of {problems})")
+    axes.set_title(f"Fixes by turn: {report['config'].get('backend_name', '')}")
+    axes.grid(True, alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
