@@ -1,0 +1,92 @@
+"""The repair report: scoring categories, per-mode figures, resume bookkeeping, files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from selfdebug.bench.repair import (
+    CONFIG_FILE,
+    RESULTS_FILE,
+    ConfigMismatch,
+    check_resumable,
+    load_outcomes,
+)
+from selfdebug.bench.repair_report import (
+    ProblemOutcome,
+    build_report,
+    mode_stats,
+    plot_fixes_by_turn,
+    render_markdown,
+)
+
+
+def outcome(pid: str, visible: tuple[int, int], hidden: tuple[int, int], **extra) -> ProblemOutcome:
+    return ProblemOutcome(
+        mode=extra.pop("mode", "ut"),
+        id=pid,
+        source="mini",
+        has_candidate=extra.pop("has_candidate", True),
+        visible_passed=visible[0],
+        visible_total=visible[1],
+        hidden_passed=hidden[0],
+        hidden_total=hidden[1],
+        **extra,
+    )
+
+
+def test_categories_and_costs() -> None:
+    outcomes = [
+        outcome("a", (1, 1), (3, 3), turns=2, fixed_at_turn=2, prompt_tokens=100),
+        outcome("b", (1, 1), (1, 3), turns=1, fixed_at_turn=1, prompt_tokens=50),
+        outcome("c", (0, 1), (0, 0), turns=3, prompt_tokens=150, has_candidate=False),
+        outcome("d", (1, 1), (3, 3), turns=1, fixed_at_turn=1, prompt_tokens=100),
+    ]
+    stats = mode_stats("ut", outcomes)
+    assert (stats.fixed_visible, stats.fixed_hidden, stats.plausible_but_wrong) == (3, 2, 1)
+    assert stats.not_fixed == 1
+    assert stats.prompt_tokens_per_problem == 100.0
+    assert stats.prompt_tokens_per_fix == 200.0  # 400 tokens spent, 2 honest fixes
+    assert stats.fixes_by_turn == {1: 1, 2: 1}
+    assert stats.mean_turns == 1.75
+
+
+def test_a_candidate_with_a_collection_error_is_not_fixed() -> None:
+    broken = outcome("a", (1, 1), (3, 3), scoring_error="SyntaxError in candidate.py")
+    assert not broken.fixed_visible and not broken.fixed_hidden
+
+
+def test_report_files(tmp_path: Path) -> None:
+    outcomes = [
+        outcome("a", (1, 1), (3, 3), fixed_at_turn=1, turns=1),
+        outcome("a", (1, 1), (3, 3), fixed_at_turn=0, turns=0, mode="none"),
+        outcome("b", (1, 1), (1, 3), mode="none"),
+    ]
+    report = build_report(outcomes, ["none", "ut"], {"max_turns": 3, "backend_name": "scripted"})
+    assert report["modes"]["none"]["fixed_hidden"] == 1
+    assert report["modes"]["none"]["plausible_but_wrong"] == 1
+    markdown = render_markdown(report)
+    assert "| none | 2 | 2 | **1** | 1 | 0 |" in markdown
+    assert "| ut | 0 | 1 | 0 | 0 |\n" in markdown  # fixes by turn 0..3
+    png = plot_fixes_by_turn(report, tmp_path / "plot.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_resume_bookkeeping_skips_torn_lines_and_retries_harness_errors(tmp_path: Path) -> None:
+    lines = [
+        json.dumps(outcome("a", (1, 1), (1, 1)).to_json()),
+        json.dumps(outcome("b", (0, 1), (0, 1), harness_error="RuntimeError('x')").to_json()),
+        json.dumps(outcome("c", (0, 1), (0, 1)).to_json())[:40],  # killed mid-write
+    ]
+    (tmp_path / RESULTS_FILE).write_text("\n".join(lines), encoding="utf-8")
+    assert list(load_outcomes(tmp_path)) == [("ut", "a")]
+
+
+def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
+    record = {"backend": "llama", "model_path": "", "max_turns": 3, "samples": 1}
+    (tmp_path / CONFIG_FILE).write_text(json.dumps(record), encoding="utf-8")
+    check_resumable(tmp_path, record | {"modes": ["ut", "print"]})  # more modes: fine
+    with pytest.raises(ConfigMismatch, match="max_turns"):
+        check_resumable(tmp_path, record | {"max_turns": 5})
