@@ -43,6 +43,7 @@ class Completion:
     prompt_seconds: float = 0.0  # time to first token / prompt processing, when known
     finish_reasons: list[str] = field(default_factory=list)
     model: str = ""
+    cached_prompt_tokens: int = 0  # prompt tokens reused from the KV cache (not evaluated again)
 
     @property
     def text(self) -> str:

@@ -1,0 +1,310 @@
+"""The local backend: llama.cpp in this process (llama-cpp-python), on a GGUF file.
+
+Why tokens in, not text: we tokenize the prompt ourselves (raw text for base models, the GGUF's
+own chat template for instruct models), which gives exact prompt token counts, a context-overflow
+check with real numbers before any work, and the exact cached-prefix length, since llama-cpp-python
+only re-evaluates the tokens after the longest prefix shared with the previous call on the shared
+model instance (see llama_loader.py).
+
+Every call streams internally, so that cancel and the deadline stop it between tokens; llama.cpp's
+abort callback stops it inside a long prompt evaluation too.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from selfdebug.server.backends.base import (
+    BackendBadResponse,
+    BackendConfigError,
+    Completion,
+    CompletionRequest,
+    ContextOverflow,
+    PromptForm,
+    Usage,
+)
+from selfdebug.server.backends.embedded import (
+    Notice,
+    Progress,
+    embedded_model_path,
+    stderr_notice,
+    stderr_progress,
+)
+from selfdebug.server.backends.guard import CallGuard
+from selfdebug.server.backends.llama_loader import (
+    LoadedModel,
+    LoadParams,
+    default_gpu_layers,
+    import_llama_cpp,
+    load_model,
+)
+from selfdebug.server.backends.settings import BackendSettings
+from selfdebug.server.cancel import CancelToken
+
+WHAT = "the local model call"
+
+
+@dataclass
+class _Prompt:
+    tokens: list[int]
+    stop: list[str]
+
+
+@dataclass
+class _Sample:
+    text: str
+    generated_tokens: int
+    finish_reason: str
+    first_token_at: float | None  # monotonic time the first token was sampled
+
+
+class LlamaBackend:
+    """`Backend` on a local GGUF; `model_path=None` means the embedded Gemma 3 270M."""
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        n_gpu_layers: int | None = None,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        prompt_form: str = "auto",
+        notice: Notice | None = stderr_notice,
+        progress: Progress | None = stderr_progress,
+    ) -> None:
+        self._model_path = Path(model_path).expanduser() if model_path else None
+        self._n_gpu_layers = n_gpu_layers
+        self._n_ctx = n_ctx
+        self._n_threads = n_threads
+        self._prompt_form_setting = prompt_form
+        self._notice = notice
+        self._progress = progress
+        self._model: LoadedModel | None = None
+        self._load_lock = threading.Lock()
+        label = self._model_path.name if self._model_path else "embedded gemma-3-270m-q4_k_m"
+        self.name = f"llama:{label}"
+        self.usage = Usage()
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: BackendSettings,
+        notice: Notice | None = stderr_notice,
+        progress: Progress | None = stderr_progress,
+    ) -> LlamaBackend:
+        return cls(
+            settings.model_path or None,
+            n_gpu_layers=settings.n_gpu_layers,
+            n_ctx=settings.n_ctx,
+            n_threads=settings.n_threads,
+            prompt_form=settings.prompt_form,
+            notice=notice,
+            progress=progress,
+        )
+
+    def load(self) -> LoadedModel:
+        """Load (or reuse) the shared model. Blocking: call it from a worker thread."""
+        with self._load_lock:
+            if self._model is None:
+                path = self._model_path or embedded_model_path(self._notice, self._progress)
+                gpu_layers = self._n_gpu_layers
+                if gpu_layers is None:
+                    gpu_layers = default_gpu_layers()
+                params = LoadParams(str(path.resolve()), gpu_layers, self._n_ctx, self._n_threads)
+                self._model = load_model(params)
+            return self._model
+
+    @property
+    def prompt_form(self) -> PromptForm:
+        """Chat when the GGUF carries a chat template, else completion (base model); settings
+        may override. Auto-detection loads the model, so read it off the event loop."""
+        if self._prompt_form_setting == "chat":
+            return "chat"
+        if self._prompt_form_setting == "completion":
+            return "completion"
+        return "chat" if self.load().chat_template else "completion"
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.load().llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def complete(
+        self,
+        request: CompletionRequest,
+        cancel: CancelToken | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Completion:
+        started = time.monotonic()
+        with CallGuard(request.deadline_s, cancel) as guard:
+            guard.raise_if_stopped(WHAT)
+            model = self.load()
+            prompt = _tokenize(model, request)
+            _check_context(model, len(prompt.tokens), request.max_tokens)
+            stop = [*request.stop, *prompt.stop]
+            _acquire(model.call_lock, guard)
+            try:
+                model.active_guard = guard
+                cached = _cached_prefix(model.llm, prompt.tokens)
+                generation_started = time.monotonic()
+                samples = _sample_all(model, prompt.tokens, stop, request, guard, on_text)
+            finally:
+                model.active_guard = None
+                model.call_lock.release()
+        first = samples[0].first_token_at
+        completion = Completion(
+            texts=[sample.text for sample in _repeat(samples, request.n)],
+            prompt_tokens=len(prompt.tokens),
+            completion_tokens=sum(sample.generated_tokens for sample in samples),
+            seconds=time.monotonic() - started,
+            prompt_seconds=(first - generation_started) if first is not None else 0.0,
+            finish_reasons=[sample.finish_reason for sample in _repeat(samples, request.n)],
+            model=Path(model.params.model_path).name,
+            cached_prompt_tokens=cached,
+        )
+        self.usage.add(completion)
+        return completion
+
+    def close(self) -> None:
+        """The model stays cached for the process (other backends and later sessions reuse it)."""
+        self._model = None
+
+
+def _tokenize(model: LoadedModel, request: CompletionRequest) -> _Prompt:
+    llm = model.llm
+    if request.prompt is not None:
+        return _Prompt(llm.tokenize(request.prompt.encode("utf-8"), add_bos=True, special=True), [])
+    template = model.chat_template
+    if template is None:
+        raise BackendConfigError(
+            f"{Path(model.params.model_path).name} has no chat template (a base model): "
+            "set the prompt form to 'completion' (or 'auto')"
+        )
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    eos_id, bos_id = llm.token_eos(), llm.token_bos()
+    formatter = Jinja2ChatFormatter(
+        template=template,
+        eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
+        bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
+    )
+    try:
+        rendered = formatter(messages=request.messages or [])
+    except Exception as error:  # the template itself may reject the messages (roles, order)
+        raise BackendConfigError(f"the model's chat template rejected the messages: {error}")
+    stop = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
+    tokens = llm.tokenize(rendered.prompt.encode("utf-8"), add_bos=False, special=True)
+    return _Prompt(tokens, [s for s in stop if s])
+
+
+def _check_context(model: LoadedModel, prompt_tokens: int, max_tokens: int) -> None:
+    n_ctx = model.llm.n_ctx()
+    if prompt_tokens + max_tokens > n_ctx:
+        raise ContextOverflow(
+            f"the prompt has {prompt_tokens} tokens and the answer may take up to {max_tokens} "
+            f"more, but the model's context window holds {n_ctx}: shorten the prompt, lower the "
+            "answer length or raise the context size (n_ctx)"
+        )
+
+
+def _acquire(lock: threading.Lock, guard: CallGuard) -> None:
+    """Wait for the shared model, still honouring cancel and the deadline."""
+    while not lock.acquire(timeout=0.05):
+        guard.raise_if_stopped(WHAT)
+
+
+def _cached_prefix(llm: Any, tokens: list[int]) -> int:
+    """How many prompt tokens llama-cpp-python will take from its KV cache instead of evaluating
+    (mirrors Llama.generate: the longest common prefix, minus one when it is the whole prompt)."""
+    shared = 0
+    for previous, token in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):
+        if previous != token:
+            break
+        shared += 1
+    return shared - 1 if shared == len(tokens) and shared > 0 else shared
+
+
+def _sample_all(
+    model: LoadedModel,
+    tokens: list[int],
+    stop: list[str],
+    request: CompletionRequest,
+    guard: CallGuard,
+    on_text: Callable[[str], None] | None,
+) -> list[_Sample]:
+    """One sample at temperature 0 (greedy: every sample would be the same), else n samples
+    with seeds seed, seed+1, ... so that the set is reproducible."""
+    count = 1 if request.temperature == 0 else request.n
+    samples = []
+    for index in range(count):
+        seed = None if request.seed is None else request.seed + index
+        stream_to = on_text if index == 0 else None
+        samples.append(_sample(model, tokens, stop, request, seed, guard, stream_to))
+    return samples
+
+
+def _repeat(samples: list[_Sample], n: int) -> list[_Sample]:
+    return samples if len(samples) == n else [samples[0]] * n
+
+
+class _TokenCounter:
+    """A stopping criterion that never stops on content: it counts sampled tokens, notes when the
+    first one came (end of prompt processing) and stops generation once the guard fires."""
+
+    def __init__(self, guard: CallGuard) -> None:
+        self.guard = guard
+        self.count = 0
+        self.first_at: float | None = None
+
+    def __call__(self, _input_ids: Any, _logits: Any) -> bool:
+        if self.first_at is None:
+            self.first_at = time.monotonic()
+        self.count += 1
+        return self.guard.stopped
+
+
+def _sample(
+    model: LoadedModel,
+    tokens: list[int],
+    stop: list[str],
+    request: CompletionRequest,
+    seed: int | None,
+    guard: CallGuard,
+    on_text: Callable[[str], None] | None,
+) -> _Sample:
+    llama_cpp = import_llama_cpp()
+    counter = _TokenCounter(guard)
+    pieces: list[str] = []
+    finish_reason = "stop"
+    try:
+        stream = model.llm.create_completion(
+            tokens,
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            stop=stop,
+            seed=seed,
+            stream=True,
+            stopping_criteria=llama_cpp.StoppingCriteriaList([counter]),
+        )
+        try:
+            for chunk in stream:
+                choice = chunk["choices"][0]
+                piece = choice.get("text") or ""
+                if piece:
+                    pieces.append(piece)
+                    if on_text is not None:
+                        on_text(piece)
+                finish_reason = choice.get("finish_reason") or finish_reason
+                if guard.stopped:
+                    break
+        finally:
+            stream.close()
+    except (RuntimeError, ValueError) as error:  # llama_decode aborted by the guard, or failed
+        if guard.stopped:
+            raise guard.error(WHAT) from None
+        raise BackendBadResponse(f"llama.cpp failed during generation: {error}") from None
+    guard.raise_if_stopped(WHAT)
+    return _Sample("".join(pieces), counter.count, finish_reason, counter.first_at)

@@ -1,0 +1,104 @@
+"""Loads a GGUF into llama.cpp once per process and shares it.
+
+Why a process-wide cache: loading costs a second or more and hundreds of MB, and keeping ONE
+`Llama` instance per model is also what makes prefix (KV) reuse work: llama-cpp-python re-evaluates
+only the tokens after the longest common prefix with the previous call on the same instance, and
+the turns of a debugging session share long prefixes. Loading is lazy (first call, in the caller's
+worker thread) and guarded by a lock so that two threads never load the same model twice.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from selfdebug.server.backends.base import BackendConfigError
+from selfdebug.server.backends.embedded import INSTALL_HINT
+from selfdebug.server.backends.guard import CallGuard
+
+
+@dataclass(frozen=True)
+class LoadParams:
+    model_path: str
+    n_gpu_layers: int
+    n_ctx: int
+    n_threads: int | None
+
+
+@dataclass
+class LoadedModel:
+    """A shared `Llama` plus what callers need to use it one at a time."""
+
+    llm: Any  # llama_cpp.Llama
+    params: LoadParams
+    call_lock: threading.Lock = field(default_factory=threading.Lock)
+    # The guard of the call now running; llama.cpp's abort callback reads it between graph nodes,
+    # so a cancel or deadline also stops a long prompt evaluation, not only token generation.
+    active_guard: CallGuard | None = None
+    _abort_callback: Any = None  # keeps the ctypes callback alive as long as the model
+
+    @property
+    def chat_template(self) -> str | None:
+        return self.llm.metadata.get("tokenizer.chat_template") or None
+
+
+_cache: dict[LoadParams, LoadedModel] = {}
+_cache_lock = threading.Lock()
+
+
+def import_llama_cpp():  # -> the llama_cpp module
+    try:
+        import llama_cpp
+    except ImportError:
+        raise BackendConfigError(
+            f"the local model backend needs llama-cpp-python; install it with: {INSTALL_HINT}"
+        )
+    return llama_cpp
+
+
+def default_gpu_layers() -> int:
+    """All layers on the GPU when this build of llama.cpp can offload, else none."""
+    return -1 if import_llama_cpp().llama_supports_gpu_offload() else 0
+
+
+def load_model(params: LoadParams) -> LoadedModel:
+    """The shared model for `params`, loading it on first use (thread-safe)."""
+    with _cache_lock:
+        loaded = _cache.get(params)
+        if loaded is None:
+            loaded = _load(params)
+            _cache[params] = loaded
+        return loaded
+
+
+def _load(params: LoadParams) -> LoadedModel:
+    llama_cpp = import_llama_cpp()
+    path = Path(params.model_path)
+    if not path.is_file():
+        raise BackendConfigError(f"model file not found: {path} (check the model path setting)")
+    try:
+        llm = llama_cpp.Llama(
+            model_path=str(path),
+            n_gpu_layers=params.n_gpu_layers,
+            n_ctx=params.n_ctx,
+            n_threads=params.n_threads,
+            n_threads_batch=params.n_threads,
+            verbose=False,
+        )
+    except (ValueError, RuntimeError, OSError) as error:
+        raise BackendConfigError(f"llama.cpp could not load {path.name}: {error}")
+    loaded = LoadedModel(llm=llm, params=params)
+    _install_abort_callback(llama_cpp, loaded)
+    return loaded
+
+
+def _install_abort_callback(llama_cpp, loaded: LoadedModel) -> None:
+    def should_abort(_data: object) -> bool:
+        guard = loaded.active_guard
+        return guard is not None and guard.stopped
+
+    callback = llama_cpp.ggml_abort_callback(should_abort)
+    llama_cpp.llama_set_abort_callback(loaded.llm._ctx.ctx, callback, None)
+    loaded._abort_callback = callback
