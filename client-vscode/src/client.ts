@@ -1,0 +1,160 @@
+/**
+ * The language client's lifecycle: resolve the interpreter, check it can run the server, start
+ * `python -m selfdebug serve` over stdio, and restart it (serialized) on demand.
+ */
+import * as vscode from 'vscode';
+import {
+    ExecuteCommandRequest,
+    LanguageClient,
+    type LanguageClientOptions,
+    RevealOutputChannelOn,
+} from 'vscode-languageclient/node';
+import { type Interpreter, resolveInterpreter } from './interpreter';
+import { installCommand, preflight, preflightMessage, serverExecutable } from './launch';
+import { parseSessionReport, SESSION_REPORT_METHOD, type SessionReport } from './report';
+import { configurationFor, folderFor, readServerSettings } from './settings';
+import type { SessionStatusBar } from './statusBar';
+
+const CLIENT_ID = 'selfdebug';
+const CLIENT_NAME = 'selfdebug';
+
+export class ServerController implements vscode.Disposable {
+    private client: LanguageClient | undefined;
+    private starting: Promise<LanguageClient | undefined> = Promise.resolve(undefined);
+    private lastFailure = 'the selfdebug server has not started yet';
+
+    constructor(
+        private readonly output: vscode.LogOutputChannel,
+        private readonly status: SessionStatusBar,
+        private readonly onReport: (report: SessionReport) => void,
+    ) {}
+
+    /** Stop the running server (if any) and start a new one; calls never overlap. */
+    restart(reason: string): Promise<LanguageClient | undefined> {
+        this.starting = this.starting
+            .catch(() => undefined)
+            .then(() => this.stop())
+            .then(() => this.start(reason));
+        return this.starting;
+    }
+
+    /** The running client, waiting for a start in progress; throws with the reason it is not running. */
+    async ready(): Promise<LanguageClient> {
+        const client = await this.starting.catch(() => undefined);
+        if (!client || !client.isRunning()) {
+            throw new Error(this.lastFailure);
+        }
+        return client;
+    }
+
+    /** `workspace/executeCommand` on the server, e.g. `selfdebug.selfDebug` with {uri, position}. */
+    async executeServerCommand(command: string, args: unknown): Promise<unknown> {
+        const client = await this.ready();
+        return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] });
+    }
+
+    /** The protocol form of a document URI, as the server sees it. */
+    async protocolUri(uri: vscode.Uri): Promise<string> {
+        return (await this.ready()).code2ProtocolConverter.asUri(uri);
+    }
+
+    async stop(): Promise<void> {
+        const client = this.client;
+        this.client = undefined;
+        if (client) {
+            try {
+                await client.stop(5000);
+            } catch (error) {
+                this.output.warn(`stopping the server: ${String(error)}`);
+            }
+            await client.dispose().catch(() => undefined);
+        }
+    }
+
+    private async start(reason: string): Promise<LanguageClient | undefined> {
+        const interpreter = await resolveInterpreter();
+        const cwd = folderFor()?.uri.fsPath;
+        this.output.info(`starting the server (${reason}): ${interpreter.command} -m selfdebug serve [${interpreter.source}]`);
+        this.status.showMessage('$(loading~spin) selfdebug: starting', `Starting ${interpreter.command} -m selfdebug serve`);
+
+        const check = await preflight(interpreter.command, cwd);
+        if (!check.ok) {
+            this.fail(preflightMessage(check, interpreter.command), check.detail, interpreter);
+            return undefined;
+        }
+        this.output.info(`selfdebug ${check.version} found for ${interpreter.command}`);
+
+        const executable = serverExecutable(interpreter.command, cwd);
+        const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, { run: executable, debug: executable }, this.clientOptions());
+        client.onNotification(SESSION_REPORT_METHOD, (params: unknown) => this.onReport(parseSessionReport(params)));
+        try {
+            await client.start();
+        } catch (error) {
+            await client.dispose().catch(() => undefined);
+            this.fail(`selfdebug: the server failed to start: ${String(error)}`, String(error), interpreter);
+            return undefined;
+        }
+        this.client = client;
+        this.status.showMessage('$(debug-alt) selfdebug', `selfdebug ${check.version} (${interpreter.command})`);
+        return client;
+    }
+
+    private clientOptions(): LanguageClientOptions {
+        return {
+            documentSelector: [
+                { scheme: 'file', language: 'python' },
+                { scheme: 'untitled', language: 'python' },
+            ],
+            outputChannel: this.output,
+            revealOutputChannelOn: RevealOutputChannelOn.Never,
+            initializationOptions: { selfdebug: readServerSettings() },
+            middleware: {
+                workspace: {
+                    // The server pulls section "selfdebug"; answer with expanded, camelCase settings.
+                    configuration: async (params, token, next) => {
+                        const defaults = await next(params, token);
+                        if (!Array.isArray(defaults)) {
+                            return defaults;
+                        }
+                        return params.items.map((item, index) => {
+                            const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+                            return configurationFor(item.section, scope) ?? defaults[index];
+                        });
+                    },
+                },
+                // Let the library show its cancellable notification, and mirror the phase here.
+                handleWorkDoneProgress: (token, params, next) => {
+                    this.status.onProgress(token, params);
+                    next(token, params);
+                },
+            },
+        };
+    }
+
+    private fail(message: string, detail: string, interpreter: Interpreter): void {
+        this.lastFailure = message;
+        this.output.error(message);
+        if (detail && detail !== message) {
+            this.output.error(detail);
+        }
+        this.status.showMessage('$(error) selfdebug', message, true);
+        void showStartFailure(message, interpreter.command);
+    }
+
+    dispose(): void {
+        void this.stop();
+    }
+}
+
+async function showStartFailure(message: string, interpreter: string): Promise<void> {
+    const install = 'Install in terminal';
+    const settings = 'Open settings';
+    const choice = await vscode.window.showErrorMessage(message, install, settings);
+    if (choice === install) {
+        const terminal = vscode.window.createTerminal('selfdebug install');
+        terminal.show();
+        terminal.sendText(installCommand(interpreter), false); // the user presses Enter
+    } else if (choice === settings) {
+        await vscode.commands.executeCommand('workbench.action.openSettings', 'selfdebug.interpreter');
+    }
+}

@@ -1,0 +1,55 @@
+/** Entry point: wires the server, the commands, the status bar and the report view together. */
+import * as vscode from 'vscode';
+import { ServerController } from './client';
+import { runAtCursor, SERVER_RUN_TESTS, SERVER_SELF_DEBUG } from './commands';
+import { onPythonInterpreterChanged } from './interpreter';
+import { ReportView } from './reportView';
+import { needsRestart, readInterpreterSetting, readServerSettings } from './settings';
+import { SessionStatusBar } from './statusBar';
+
+let server: ServerController | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+    const output = vscode.window.createOutputChannel('selfdebug', { log: true });
+    const reports = new ReportView();
+    const status = new SessionStatusBar('selfdebug.showLastExplanation');
+    server = new ServerController(output, status, (report) => {
+        reports.setReport(report);
+        const scope = report.uri ? vscode.Uri.parse(report.uri) : undefined;
+        if (readServerSettings(scope).showReport) {
+            void reports.show();
+        }
+    });
+    const controller = server;
+
+    context.subscriptions.push(
+        output,
+        reports,
+        status,
+        controller,
+        vscode.commands.registerCommand('selfdebug.selfDebugAtCursor', () => runAtCursor(controller, SERVER_SELF_DEBUG)),
+        vscode.commands.registerCommand('selfdebug.runTestsAtCursor', () => runAtCursor(controller, SERVER_RUN_TESTS)),
+        vscode.commands.registerCommand('selfdebug.showLastExplanation', () => reports.show()),
+        vscode.commands.registerCommand('selfdebug.restartServer', () => controller.restart('restart command')),
+        vscode.workspace.onDidChangeConfiguration((event) => {
+            if (needsRestart(event)) {
+                void controller.restart('settings changed');
+            }
+        }),
+    );
+
+    const pythonListener = await onPythonInterpreterChanged(() => {
+        if (!readInterpreterSetting()) {
+            void controller.restart('the Python extension changed the active interpreter');
+        }
+    });
+    if (pythonListener) {
+        context.subscriptions.push(pythonListener);
+    }
+    void controller.restart('activation');
+}
+
+export async function deactivate(): Promise<void> {
+    await server?.stop();
+    server = undefined;
+}

@@ -1,0 +1,144 @@
+/**
+ * The extension's settings and their 1:1 mapping onto the server's settings.
+ *
+ * The server pulls section "selfdebug" through `workspace/configuration` and expects camelCase keys
+ * (server/lsp/settings.py); unknown keys are reported there as problems, so the client-only
+ * `interpreter` is left out. Paths may use `${workspaceFolder}`, expanded here because VS Code's
+ * configuration API returns the raw strings.
+ */
+import type { ConfigurationChangeEvent, Uri, WorkspaceFolder } from 'vscode';
+import { getConfiguration, getWorkspaceFolder, getWorkspaceFolders } from './vscodeapi';
+
+export const SECTION = 'selfdebug';
+
+export type Backend = 'llama' | 'openai';
+export type Mode = 'auto' | 'simple' | 'ut' | 'explain' | 'trace' | 'print' | 'probe';
+export type Isolation = 'auto' | 'bwrap' | 'rlimits';
+
+/** What the server receives for section "selfdebug" (keys match server/lsp/settings.py). */
+export interface ServerSettings {
+    backend: Backend;
+    modelPath: string;
+    endpointUrl: string;
+    modelName: string;
+    apiKeyEnv: string;
+    allowRemote: boolean;
+    mode: Mode;
+    maxTurns: number;
+    samples: number;
+    testSelection: 'auto' | string[];
+    testTimeout: number;
+    isolation: Isolation;
+    runOnSave: boolean;
+    showReport: boolean;
+    pythonPath: string;
+}
+
+/** Defaults mirror package.json `contributes.configuration` (and the server's own defaults). */
+export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
+    backend: 'llama',
+    modelPath: '',
+    endpointUrl: '',
+    modelName: '',
+    apiKeyEnv: 'OPENAI_API_KEY',
+    allowRemote: false,
+    mode: 'auto',
+    maxTurns: 10,
+    samples: 1,
+    testSelection: 'auto',
+    testTimeout: 10,
+    isolation: 'auto',
+    runOnSave: false,
+    showReport: false,
+    pythonPath: '',
+};
+
+export const SERVER_SETTING_KEYS = Object.keys(SERVER_DEFAULTS) as (keyof ServerSettings)[];
+
+/** Settings whose value is a filesystem path and may contain `${workspaceFolder}`. */
+const PATH_SETTINGS: ReadonlySet<keyof ServerSettings> = new Set(['modelPath', 'pythonPath']);
+
+/** The folder whose settings apply to `scope`: its own folder, else the first one open. */
+export function folderFor(scope?: Uri): WorkspaceFolder | undefined {
+    const own = scope ? getWorkspaceFolder(scope) : undefined;
+    return own ?? getWorkspaceFolders()[0];
+}
+
+/**
+ * Expand `${workspaceFolder}`, `${workspaceFolder:name}`, `${userHome}` and `${env:NAME}`
+ * (the variables the Python extension family supports in paths).
+ */
+export function expandVariables(
+    value: string,
+    folder: WorkspaceFolder | undefined,
+    env: NodeJS.ProcessEnv = process.env,
+): string {
+    return value.replace(/\$\{([^}]+)\}/g, (whole: string, name: string) => {
+        if (name === 'workspaceFolder') {
+            return folder?.uri.fsPath ?? whole;
+        }
+        if (name.startsWith('workspaceFolder:')) {
+            const wanted = name.slice('workspaceFolder:'.length);
+            const match = getWorkspaceFolders().find((f) => f.name === wanted);
+            return match?.uri.fsPath ?? whole;
+        }
+        if (name === 'userHome') {
+            return env.HOME ?? env.USERPROFILE ?? whole;
+        }
+        if (name.startsWith('env:')) {
+            return env[name.slice('env:'.length)] ?? '';
+        }
+        return whole;
+    });
+}
+
+/** The server's settings for a document (or the window when `scope` is undefined). */
+export function readServerSettings(scope?: Uri): ServerSettings {
+    const folder = folderFor(scope);
+    const config = getConfiguration(SECTION, scope ?? folder?.uri);
+    const settings = { ...SERVER_DEFAULTS } as Record<keyof ServerSettings, unknown>;
+    for (const key of SERVER_SETTING_KEYS) {
+        const value = config.get<unknown>(key);
+        if (value === undefined || value === null) {
+            continue;
+        }
+        settings[key] =
+            typeof value === 'string' && PATH_SETTINGS.has(key)
+                ? expandVariables(value, folder)
+                : value;
+    }
+    return settings as unknown as ServerSettings;
+}
+
+/** The `selfdebug.interpreter` setting, expanded; "" when unset. */
+export function readInterpreterSetting(scope?: Uri): string {
+    const folder = folderFor(scope);
+    const raw = getConfiguration(SECTION, scope ?? folder?.uri).get<string>('interpreter') ?? '';
+    return expandVariables(raw.trim(), folder);
+}
+
+/**
+ * Answer one `workspace/configuration` item, or undefined when it is not ours (the caller then
+ * lets the default handler answer it).
+ */
+export function configurationFor(section: string | undefined, scope?: Uri): unknown {
+    if (section === SECTION) {
+        return readServerSettings(scope);
+    }
+    if (section?.startsWith(`${SECTION}.`)) {
+        const key = section.slice(SECTION.length + 1) as keyof ServerSettings;
+        if ((SERVER_SETTING_KEYS as string[]).includes(key)) {
+            return readServerSettings(scope)[key];
+        }
+    }
+    return undefined;
+}
+
+/**
+ * Whether a settings change needs a server restart. Every selfdebug setting does: the interpreter
+ * and the backend are fixed when the server starts, and a restart is cheap (the model loads on
+ * first use), so the server never runs with half-applied settings.
+ */
+export function needsRestart(event: Pick<ConfigurationChangeEvent, 'affectsConfiguration'>): boolean {
+    return event.affectsConfiguration(SECTION);
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { SERVER_DEFAULTS, SERVER_SETTING_KEYS } from '../src/settings';
+
+interface Property {
+    default?: unknown;
+    scope?: string;
+    enum?: unknown[];
+    enumDescriptions?: string[];
+    anyOf?: Property[];
+}
+
+// The bundle runs from out/test/, the manifest is two levels up.
+const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
+const properties: Record<string, Property> = manifest.contributes.configuration.properties;
+
+describe('package.json contributes', () => {
+    test('every server setting and the interpreter are contributed, and nothing else', () => {
+        const contributed = Object.keys(properties).sort();
+        const expected = [...SERVER_SETTING_KEYS, 'interpreter'].map((k) => `selfdebug.${k}`).sort();
+        assert.deepEqual(contributed, expected);
+    });
+
+    test("defaults match the client's (and so the server's) defaults", () => {
+        for (const key of SERVER_SETTING_KEYS) {
+            assert.deepEqual(properties[`selfdebug.${key}`].default, SERVER_DEFAULTS[key], key);
+        }
+    });
+
+    test('each setting has a scope; each enum has a description per value', () => {
+        for (const [name, property] of Object.entries(properties)) {
+            assert.ok(property.scope, `${name} has no scope`);
+            for (const schema of [property, ...(property.anyOf ?? [])]) {
+                if (schema.enum) {
+                    assert.equal(schema.enumDescriptions?.length, schema.enum.length, `${name} enumDescriptions`);
+                }
+            }
+        }
+        assert.deepEqual(properties['selfdebug.mode'].enum, ['auto', 'simple', 'ut', 'explain', 'trace', 'print', 'probe']);
+        assert.deepEqual(properties['selfdebug.isolation'].enum, ['auto', 'bwrap', 'rlimits']);
+        assert.deepEqual(properties['selfdebug.backend'].enum, ['llama', 'openai']);
+    });
+
+    test('the four commands are contributed', () => {
+        const commands = manifest.contributes.commands.map((c: { command: string; title: string }) => [c.command, c.title]);
+        assert.deepEqual(commands, [
+            ['selfdebug.selfDebugAtCursor', 'Self-debug function at cursor'],
+            ['selfdebug.runTestsAtCursor', 'Run tests for function at cursor'],
+            ['selfdebug.showLastExplanation', 'Show last explanation'],
+            ['selfdebug.restartServer', 'Restart server'],
+        ]);
+    });
+});

@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { beforeEach, describe, test } from 'node:test';
+import { resolveInterpreter } from '../src/interpreter';
+import {
+    configurationFor,
+    expandVariables,
+    needsRestart,
+    readInterpreterSetting,
+    readServerSettings,
+    SERVER_DEFAULTS,
+} from '../src/settings';
+import { fakeUri, setFakeWorkspace } from './fakeVscodeapi';
+
+describe('readServerSettings', () => {
+    beforeEach(() => setFakeWorkspace({ settings: {}, folders: [{ name: 'proj', path: '/home/u/proj' }] }));
+
+    test('unset settings give the server defaults', () => {
+        assert.deepEqual(readServerSettings(), SERVER_DEFAULTS);
+    });
+
+    test('every setting maps 1:1 onto the camelCase key the server reads', () => {
+        const user = {
+            backend: 'openai',
+            modelPath: '/models/m.gguf',
+            endpointUrl: 'http://127.0.0.1:8000/v1',
+            modelName: 'qwen',
+            apiKeyEnv: 'MY_KEY',
+            allowRemote: true,
+            mode: 'print',
+            maxTurns: 3,
+            samples: 4,
+            testSelection: ['tests/test_a.py::test_x'],
+            testTimeout: 2.5,
+            isolation: 'rlimits',
+            runOnSave: true,
+            showReport: true,
+            pythonPath: '/usr/bin/python3.12',
+        };
+        setFakeWorkspace({ settings: { '': { ...user, interpreter: '/venv/bin/python' } }, folders: [] });
+        assert.deepEqual(readServerSettings(), user);
+    });
+
+    test('the client-only interpreter setting is not sent to the server', () => {
+        setFakeWorkspace({ settings: { '': { interpreter: '/venv/bin/python' } }, folders: [] });
+        assert.equal('interpreter' in readServerSettings(), false);
+        assert.equal(configurationFor('selfdebug.interpreter'), undefined);
+    });
+
+    test('${workspaceFolder} is expanded in paths, for the folder of the scope', () => {
+        setFakeWorkspace({
+            settings: {
+                '': { modelPath: '${workspaceFolder}/models/m.gguf' },
+                b: { pythonPath: '${workspaceFolder}/.venv/bin/python' },
+            },
+            folders: [
+                { name: 'a', path: '/ws/a' },
+                { name: 'b', path: '/ws/b' },
+            ],
+        });
+        const inB = readServerSettings(fakeUri('/ws/b/src/x.py'));
+        assert.equal(inB.modelPath, '/ws/b/models/m.gguf');
+        assert.equal(inB.pythonPath, '/ws/b/.venv/bin/python');
+        const noScope = readServerSettings();
+        assert.equal(noScope.modelPath, '/ws/a/models/m.gguf', 'the first folder without a scope');
+        assert.equal(noScope.pythonPath, '');
+    });
+
+    test('folder settings override user settings', () => {
+        setFakeWorkspace({
+            settings: { '': { mode: 'ut', maxTurns: 5 }, proj: { mode: 'trace' } },
+            folders: [{ name: 'proj', path: '/home/u/proj' }],
+        });
+        const settings = readServerSettings(fakeUri('/home/u/proj/a.py'));
+        assert.equal(settings.mode, 'trace');
+        assert.equal(settings.maxTurns, 5);
+    });
+
+    test('non-path strings are sent verbatim', () => {
+        setFakeWorkspace({ settings: { '': { modelName: '${workspaceFolder}' } }, folders: [{ name: 'p', path: '/p' }] });
+        assert.equal(readServerSettings().modelName, '${workspaceFolder}');
+    });
+});
+
+describe('configurationFor (workspace/configuration answers)', () => {
+    beforeEach(() =>
+        setFakeWorkspace({ settings: { '': { maxTurns: 7 } }, folders: [{ name: 'p', path: '/p' }] }),
+    );
+
+    test('section "selfdebug" gets the whole settings object', () => {
+        assert.deepEqual(configurationFor('selfdebug'), { ...SERVER_DEFAULTS, maxTurns: 7 });
+    });
+
+    test('a dotted key gets one value', () => {
+        assert.equal(configurationFor('selfdebug.maxTurns'), 7);
+        assert.equal(configurationFor('selfdebug.mode'), 'auto');
+    });
+
+    test('other sections are left to the default handler', () => {
+        assert.equal(configurationFor('python'), undefined);
+        assert.equal(configurationFor(undefined), undefined);
+        assert.equal(configurationFor('selfdebugx'), undefined);
+    });
+});
+
+describe('expandVariables', () => {
+    const folder = { name: 'p', index: 0, uri: fakeUri('/ws/p') };
+
+    test('expands workspace, named folder, home and env variables', () => {
+        setFakeWorkspace({ settings: {}, folders: [{ name: 'other', path: '/ws/other' }] });
+        const env = { HOME: '/home/u', VENV: '/opt/venv' };
+        assert.equal(expandVariables('${workspaceFolder}/x', folder, env), '/ws/p/x');
+        assert.equal(expandVariables('${workspaceFolder:other}/y', folder, env), '/ws/other/y');
+        assert.equal(expandVariables('${userHome}/.venv', folder, env), '/home/u/.venv');
+        assert.equal(expandVariables('${env:VENV}/bin/python', folder, env), '/opt/venv/bin/python');
+        assert.equal(expandVariables('${env:MISSING}x', folder, env), 'x');
+    });
+
+    test('leaves unknown variables and a missing folder alone', () => {
+        assert.equal(expandVariables('${workspaceFolder}/x', undefined, {}), '${workspaceFolder}/x');
+        assert.equal(expandVariables('${config:foo}', folder, {}), '${config:foo}');
+    });
+});
+
+describe('interpreter resolution', () => {
+    beforeEach(() => setFakeWorkspace({ settings: {}, folders: [{ name: 'p', path: '/ws/p' }] }));
+    const pythonExtension = async () => '/ws/p/.venv/bin/python';
+    const noPythonExtension = async () => undefined;
+
+    test('the setting wins, expanded', async () => {
+        setFakeWorkspace({
+            settings: { '': { interpreter: ' ${workspaceFolder}/env/bin/python ' } },
+            folders: [{ name: 'p', path: '/ws/p' }],
+        });
+        assert.equal(readInterpreterSetting(), '/ws/p/env/bin/python');
+        assert.deepEqual(await resolveInterpreter(undefined, pythonExtension), {
+            command: '/ws/p/env/bin/python',
+            source: 'setting',
+        });
+    });
+
+    test("then the Python extension's active interpreter", async () => {
+        assert.deepEqual(await resolveInterpreter(undefined, pythonExtension), {
+            command: '/ws/p/.venv/bin/python',
+            source: 'python-extension',
+        });
+    });
+
+    test('then python3', async () => {
+        assert.deepEqual(await resolveInterpreter(undefined, noPythonExtension), { command: 'python3', source: 'default' });
+    });
+
+    test('without ms-python.python installed the default lookup falls back to python3', async () => {
+        assert.deepEqual(await resolveInterpreter(), { command: 'python3', source: 'default' });
+    });
+
+    test("with ms-python.python installed its active environment's executable is used", async () => {
+        setFakeWorkspace({
+            settings: {},
+            folders: [],
+            extensions: {
+                'ms-python.python': {
+                    environments: {
+                        getActiveEnvironmentPath: () => ({ id: 'x', path: '/envs/a' }),
+                        resolveEnvironment: async (env: { path: string }) => ({
+                            executable: { uri: fakeUri(`${env.path}/bin/python`) },
+                        }),
+                    },
+                },
+            },
+        });
+        assert.deepEqual(await resolveInterpreter(), { command: '/envs/a/bin/python', source: 'python-extension' });
+    });
+});
+
+describe('needsRestart', () => {
+    const change = (...sections: string[]) => ({
+        affectsConfiguration: (section: string) =>
+            sections.some((s) => s === section || s.startsWith(`${section}.`)),
+    });
+
+    test('any selfdebug setting restarts the server; others do not', () => {
+        assert.equal(needsRestart(change('selfdebug.interpreter')), true);
+        assert.equal(needsRestart(change('selfdebug.backend')), true);
+        assert.equal(needsRestart(change('editor.fontSize')), false);
+    });
+});
