@@ -1,2 +1,43 @@
 """The self-debugging loop (Chen et al.) and print debugging (Hu et al.): one engine for the CLI,
-the LSP server and the benchmark."""
+the LSP server and the benchmark.
+
+Use:
+    request = build_request(file, "Class.method", tests=None, mode="auto")  # finds tests
+    result = run_session(request, backend, progress=callback, cancel=token)
+    result.diff, result.explanation, result.summary(), result.success
+
+Modules: session (the loop), modes (what each mode does), prompting (Jinja2 templates from
+selfdebug.prompts, overridable by SELFDEBUG_PROMPTS_DIR), feedback (what the model is told),
+candidate (extraction and structural checks), vote (sampling + majority vote), target (the
+function in its file), transcript (JSON lines), diffing, request (DebugRequest building).
+"""
+
+from selfdebug.server.engine.request import (
+    RequestError,
+    build_request,
+    normalize_nodeid,
+    resolve_tests,
+)
+from selfdebug.server.engine.session import run_session
+from selfdebug.server.engine.types import (
+    MODES,
+    DebugRequest,
+    DebugResult,
+    Progress,
+    ProgressCallback,
+    TestTally,
+)
+
+__all__ = [
+    "MODES",
+    "DebugRequest",
+    "DebugResult",
+    "Progress",
+    "ProgressCallback",
+    "RequestError",
+    "TestTally",
+    "build_request",
+    "normalize_nodeid",
+    "resolve_tests",
+    "run_session",
+]

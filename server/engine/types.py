@@ -39,6 +39,12 @@ class DebugRequest:
     source_override: str | None = None  # the editor's unsaved buffer text for `file`
     transcript_path: Path | None = None  # JSON lines; written as the session goes
     no_improvement_limit: int = 3
+    # Added by the engine (all defaulted, so older callers keep working):
+    max_tokens: int = 512  # per model call
+    temperature: float = 0.7  # used only when samples > 1 (greedy otherwise)
+    probe_level: Literal["blocks", "lines"] = "blocks"  # automatic probes in `probe` mode
+    log_chars: int = 4000  # probe/print log shown to the model, truncated with a marker
+    prompts_dir: Path | None = None  # overrides templates by name (also env SELFDEBUG_PROMPTS_DIR)
 
 
 @dataclass
@@ -87,6 +93,8 @@ class DebugResult:
     error: str = ""
     transcript_path: Path | None = None
     function_range: tuple[int, int] = (0, 0)  # 0-based [start_line, end_line) of the original def
+    warnings: list[str] = field(default_factory=list)  # e.g. a candidate newly uses subprocess
+    candidates_checked: int = 0  # model candidates that passed the structural checks
 
     @property
     def success(self) -> bool:

@@ -1,0 +1,249 @@
+"""Self-debug one function with a model and propose a fix as a diff.
+
+    selfdebug fix path/mod.py::func [--test NODEID ...] [--mode auto] [--write]
+
+Finds the function's tests when none are named, runs the debugging loop in a sealed shadow copy,
+prints the diff, the model's explanation and the evidence ("passes N/M chosen, K/L wider").
+The file is written only with --write, and only if it did not change meanwhile.
+Exit codes: 0 a candidate passes the chosen tests, 1 none does, 2 usage/input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from selfdebug.server.engine.types import DebugRequest, DebugResult
+
+MODE_CHOICES = ("auto", "none", "simple", "ut", "explain", "trace", "print", "probe")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", help="the function to debug: path/to/module.py::qualname")
+    parser.add_argument(
+        "--test", action="append", default=[], metavar="NODEID", help="a chosen test (repeat)"
+    )
+    parser.add_argument(
+        "--wider-test",
+        action="append",
+        default=[],
+        metavar="NODEID",
+        help="a regression-guard test, never shown to the model (repeat)",
+    )
+    parser.add_argument("--mode", choices=MODE_CHOICES, default="auto")
+    parser.add_argument("--backend", choices=("llama", "openai"), default="llama")
+    parser.add_argument("--model", default="", metavar="PATH", help="a GGUF file (llama)")
+    parser.add_argument("--endpoint", default="", metavar="URL", help="OpenAI-compatible base URL")
+    parser.add_argument("--model-name", default="", metavar="NAME")
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="consent to send the code to a non-loopback endpoint",
+    )
+    parser.add_argument("--max-turns", type=int, default=10, metavar="N")
+    parser.add_argument("--samples", type=int, default=1, metavar="N")
+    parser.add_argument("--max-tokens", type=int, default=512, metavar="N", help="per model call")
+    parser.add_argument("--test-timeout", type=float, default=10.0, metavar="S")
+    parser.add_argument("--prompts-dir", default=None, metavar="DIR", help="template overrides")
+    parser.add_argument("--transcript", default=None, metavar="PATH", help="JSON-lines record")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--write", action="store_true", help="apply the fix to the file")
+    output.add_argument("--diff", action="store_true", help="only print the diff (the default)")
+
+
+def _fail(message: str) -> int:
+    print(f"selfdebug fix: {message}", file=sys.stderr)
+    return 2
+
+
+def _read(path: Path) -> str:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return handle.read()
+
+
+def _parse_target(target: str) -> tuple[Path, str] | str:
+    path, sep, qualname = target.rpartition("::")
+    if not sep or not path or not qualname:
+        return f"expected path/to/module.py::function, got {target!r}"
+    return Path(path), qualname
+
+
+def evidence_line(result: DebugResult) -> str:
+    """ "passes N/M chosen, K/L wider": what a candidate is proven to do, never just "fixed"."""
+    if result.chosen_after is None:
+        return f"no candidate; the original passes {result.chosen_before} chosen"
+    line = f"passes {result.chosen_after} chosen"
+    if result.wider_after is not None:
+        line += f", {result.wider_after} wider"
+    return line + f" (before: {result.chosen_before} chosen)"
+
+
+def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
+    """The DebugRequest, or a user-facing message for a usage/input error."""
+    from selfdebug.server.engine import RequestError, build_request
+    from selfdebug.server.engine.target import TargetNotFound, locate
+
+    parsed = _parse_target(args.target)
+    if isinstance(parsed, str):
+        return parsed
+    path, qualname = parsed
+    if not path.is_file():
+        return f"no such file: {path}"
+    try:
+        locate(path.read_text(encoding="utf-8"), qualname)
+    except TargetNotFound as error:
+        return f"{path}: {error}"
+    except (OSError, UnicodeDecodeError) as error:
+        return f"cannot read {path}: {error}"
+    if args.max_turns < 1 or args.samples < 1 or args.max_tokens < 1:
+        return "--max-turns, --samples and --max-tokens must be at least 1"
+    try:
+        return build_request(
+            path,
+            qualname,
+            tests=args.test,
+            wider_tests=args.wider_test,
+            mode=args.mode,
+            max_turns=args.max_turns,
+            samples=args.samples,
+            max_tokens=args.max_tokens,
+            test_timeout_s=args.test_timeout,
+            transcript_path=Path(args.transcript).resolve() if args.transcript else None,
+            prompts_dir=Path(args.prompts_dir) if args.prompts_dir else None,
+        )
+    except RequestError as error:
+        return str(error)
+
+
+def _run_with_progress(request: DebugRequest, backend, console) -> DebugResult:
+    """Run the session in a worker thread so Ctrl-C in the main thread cancels it cleanly."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from selfdebug.server.cancel import CancelToken
+    from selfdebug.server.engine import run_session
+
+    cancel = CancelToken()
+    outcome: dict[str, DebugResult | BaseException] = {}
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.percentage:>3.0f}%"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
+        task = bar.add_task("starting", total=100)
+
+        def on_progress(event) -> None:
+            bar.update(task, completed=event.percentage, description=event.message or event.phase)
+
+        def work() -> None:
+            try:
+                outcome["result"] = run_session(
+                    request, backend, progress=on_progress, cancel=cancel
+                )
+            except BaseException as error:  # reported below, never a traceback
+                outcome["error"] = error
+
+        worker = threading.Thread(target=work, name="selfdebug-fix", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.2)
+        except KeyboardInterrupt:
+            bar.update(task, description="cancelling (Ctrl-C)")
+            cancel.cancel("interrupted by Ctrl-C")
+            worker.join(30)
+        bar.update(task, completed=100)
+    if "result" in outcome:
+        result = outcome["result"]
+        assert not isinstance(result, BaseException)
+        return result
+    error = outcome.get("error") or RuntimeError("the session did not finish")
+    raise RuntimeError(f"{type(error).__name__}: {error}")
+
+
+def report(result: DebugResult, request: DebugRequest, out=sys.stdout) -> None:
+    if result.diff:
+        print(result.diff, file=out, end="" if result.diff.endswith("\n") else "\n")
+    if result.explanation:
+        print(f"Model's explanation: {result.explanation}", file=out)
+    for warning in result.warnings:
+        print(f"Warning: {warning}", file=out)
+    print(
+        f"Result: {evidence_line(result)}; stop: {result.stop_reason}; mode {result.mode}; "
+        f"{result.turns} turn(s), {result.model_calls} model call(s), "
+        f"{result.prompt_tokens + result.completion_tokens} tokens, {result.seconds:.1f} s",
+        file=out,
+    )
+    if result.error:
+        print(f"Error: {result.error}", file=out)
+
+
+def main(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from selfdebug.server.backends.base import BackendConfigError
+    from selfdebug.server.backends.factory import make_backend
+    from selfdebug.server.backends.settings import BackendSettings
+
+    request = build_request_from_args(args)
+    if isinstance(request, str):
+        return _fail(request)
+    console = Console(stderr=True)
+    settings = BackendSettings(
+        backend=args.backend,
+        model_path=args.model,
+        endpoint_url=args.endpoint,
+        model_name=args.model_name,
+        allow_remote=args.allow_remote,
+    )
+    try:
+        backend = make_backend(settings)
+    except BackendConfigError as error:
+        return _fail(str(error))
+    original = _read(request.file)
+    console.print(
+        f"selfdebug: debugging {request.qualname} in {request.file} with "
+        f"{len(request.tests)} test(s) ({', '.join(request.tests[:3])}"
+        f"{', ...' if len(request.tests) > 3 else ''}), mode {request.mode}, backend {backend.name}"
+    )
+    try:
+        result = _run_with_progress(request, backend, console)
+    except RuntimeError as error:
+        print(f"selfdebug fix: the session failed: {error}", file=sys.stderr)
+        return 1
+    finally:
+        backend.close()
+    report(result, request)
+    if result.stop_reason == "already_passing":
+        print("Nothing to fix: the chosen tests already pass.")
+        return 0
+    if result.stop_reason == "cancelled":
+        print("Cancelled; the file was not changed.", file=sys.stderr)
+        return 130
+    if result.stop_reason == "error" and result.error.startswith(("cannot read", "the tests")):
+        return _fail(result.error)
+    if not result.success:
+        print("No candidate passes the chosen tests; the file was not changed.")
+        return 1
+    if args.write:
+        assert result.fixed_file is not None
+        if _read(request.file) != original:
+            print(
+                f"selfdebug fix: {request.file} changed during the session; not writing",
+                file=sys.stderr,
+            )
+            return 1
+        with request.file.open("w", encoding="utf-8", newline="") as handle:
+            handle.write(result.fixed_file)
+        print(f"Fix found and written to {request.file}.")
+    else:
+        print("Fix found. Run again with --write to apply it.")
+    if result.transcript_path:
+        print(f"Transcript: {result.transcript_path}")
+    return 0

@@ -1,0 +1,259 @@
+"""Turn a model reply into a checked candidate: the code of the target function, or a reason why
+the reply cannot be used (that reason becomes the next turn's feedback).
+
+The checks are structural, not trust: a candidate may only replace the target function, must parse
+in place, must not carry our probes or invisible/bidi characters (which can hide code from a
+reviewer), and newly used process/network APIs are flagged for the user.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from dataclasses import dataclass, field
+
+from selfdebug.server.engine.target import TargetFunction
+
+# Zero-width, bidi embedding/override/isolate and other invisible format characters.
+INVISIBLE_CHARS = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+
+# Names whose NEW use in a fix deserves a warning: they reach outside the function's data.
+RISKY_NAMES = (
+    "subprocess",
+    "socket",
+    "os.system",
+    "os.popen",
+    "os.exec",
+    "os.spawn",
+    "ctypes",
+    "shutil.rmtree",
+    "urllib",
+    "http.client",
+    "requests",
+)
+
+_FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)(?:\n[ \t]*```|\Z)", re.DOTALL)
+_BUG_LINE = re.compile(r"^\s*(?:#+\s*)?(?:\*\*)?bug(?:\*\*)?\s*:?\s*(.*)$", re.IGNORECASE)
+
+
+@dataclass
+class Candidate:
+    """One model answer after extraction and checks."""
+
+    reply: str
+    code: str | None = None  # the function at column 0 (None when extraction failed)
+    new_source: str | None = None  # the whole file with the function replaced
+    explanation: str = ""
+    problem: str = ""  # why it cannot be used ("" when usable)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem and self.new_source is not None
+
+
+def _strip_to_def_block(text: str) -> str:
+    """Keep leading decorators/def and the indented body; stop at the first line back at
+    column 0 (base models keep writing after the function: prose, tests, a new example)."""
+    kept: list[str] = []
+    started = False
+    for line in text.splitlines():
+        at_column0 = bool(line) and not line[0].isspace()
+        if not started:
+            if line.lstrip().startswith(("def ", "async def ", "@", "class ")):
+                started = True
+                kept.append(line)
+            continue
+        head = line.lstrip()
+        if at_column0 and not head.startswith(("def ", "async def ", "@", ")", "]", "}")):
+            break
+        if at_column0 and head.startswith(("def ", "async def ", "@")) and kept:
+            break  # a second function: not ours
+        kept.append(line)
+    return "\n".join(kept).rstrip() + "\n" if kept else ""
+
+
+def extract_code(reply: str, function_name: str, opened_fence: bool) -> str | None:
+    """The code block of a reply. With `opened_fence` the prompt ended inside a ```python fence,
+    so the reply starts with code and runs up to the closing fence (or the stop marker)."""
+    if opened_fence:
+        head = re.split(r"^[ \t]*```", reply, maxsplit=1, flags=re.MULTILINE)[0]
+        return _strip_to_def_block(head) or None
+    blocks = [(lang, body) for lang, body in _FENCE.findall(reply)]
+    defining = [
+        body for _lang, body in blocks if re.search(rf"\bdef\s+{re.escape(function_name)}\b", body)
+    ]
+    if defining:
+        return defining[-1].strip("\n") + "\n"
+    if blocks:
+        return blocks[-1][1].strip("\n") + "\n"
+    # No fence at all: a chat model that answered with bare code.
+    return _strip_to_def_block(reply) or None
+
+
+def extract_explanation(reply: str, code: str | None, opened_fence: bool) -> str:
+    """The model's one-line account of the bug: a "Bug:" line/section, else the prose around."""
+    text = reply
+    if opened_fence:
+        parts = re.split(r"^[ \t]*```[ \t]*$", reply, maxsplit=1, flags=re.MULTILINE)
+        text = parts[1] if len(parts) > 1 else ""
+    without_code = _FENCE.sub("", text)
+    lines = without_code.splitlines()
+    for index, line in enumerate(lines):
+        match = _BUG_LINE.match(line)
+        if match:
+            rest = match.group(1).strip()
+            following = []
+            for nxt in lines[index + 1 :]:
+                if not nxt.strip() or nxt.lstrip().startswith(("#", "```")):
+                    break
+                following.append(nxt.strip())
+            found = " ".join([rest, *following]).strip()
+            if found:
+                return found[:600]
+    prose = " ".join(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+    return prose[:600]
+
+
+def _dotted_names(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+            names.add(node.module)
+        elif isinstance(node, ast.Attribute):
+            parts: list[str] = []
+            current: ast.AST = node
+            while isinstance(current, ast.Attribute):
+                parts.append(current.attr)
+                current = current.value
+            if isinstance(current, ast.Name):
+                parts.append(current.id)
+                names.add(".".join(reversed(parts)))
+        elif isinstance(node, ast.Name):
+            names.add(node.id)
+    return names
+
+
+def risky_additions(original_code: str, new_code: str) -> list[str]:
+    """Risky APIs the candidate uses that the original function did not."""
+    try:
+        before = _dotted_names(ast.parse(original_code))
+        after = _dotted_names(ast.parse(new_code))
+    except SyntaxError:
+        return []
+
+    def risky(names: set[str]) -> set[str]:
+        return {r for r in RISKY_NAMES for n in names if n == r or n.startswith(r)}
+
+    return sorted(risky(after) - risky(before))
+
+
+def _unwrap_class(tree: ast.Module, target: TargetFunction) -> ast.Module | str:
+    """Accept `class C: def method` for a method of C by taking the method out of the class."""
+    if (
+        target.class_name
+        and len(tree.body) == 1
+        and isinstance(tree.body[0], ast.ClassDef)
+        and tree.body[0].name == target.class_name
+    ):
+        inner = [
+            s
+            for s in tree.body[0].body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        ]
+        if len(inner) == 1:
+            return ast.Module(body=inner, type_ignores=[])
+        return f"the class {target.class_name} in the answer holds more than the method"
+    return tree
+
+
+def check_candidate(
+    reply: str,
+    target: TargetFunction,
+    source: str,
+    *,
+    opened_fence: bool = False,
+    contains_probes=None,
+) -> Candidate:
+    """Extract the function from `reply` and check it can replace `target` in `source`."""
+    candidate = Candidate(reply=reply)
+    code = extract_code(reply, target.name, opened_fence)
+    candidate.explanation = extract_explanation(reply, code, opened_fence)
+    if not code or not code.strip():
+        candidate.problem = (
+            f"the answer holds no code; give the whole function `{target.name}` in a "
+            "```python block"
+        )
+        return candidate
+    if INVISIBLE_CHARS.search(code):
+        candidate.problem = "the code contains invisible or bidirectional control characters"
+        return candidate
+    code = textwrap.dedent(code)
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as error:
+        candidate.problem = f"the code does not parse (line {error.lineno}: {error.msg})"
+        return candidate
+    unwrapped = _unwrap_class(tree, target)
+    if isinstance(unwrapped, str):
+        candidate.problem = unwrapped
+        return candidate
+    if unwrapped is not tree:  # take the method's own lines out of the class
+        method = unwrapped.body[0]
+        assert isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef)
+        first = min([method.lineno] + [d.lineno for d in method.decorator_list]) - 1
+        lines = code.splitlines(keepends=True)
+        code = textwrap.dedent("".join(lines[first : method.end_lineno]))
+        tree = ast.parse(code)
+    body = tree.body
+    defs = [s for s in body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+    others = [s for s in body if s not in defs]
+    if len(defs) != 1 or defs[0].name != target.name:
+        found = ", ".join(d.name for d in defs) or "none"
+        candidate.problem = (
+            f"the answer must define exactly one function, `{target.name}` (found: {found})"
+        )
+        return candidate
+    if others:
+        kinds = sorted({type(s).__name__ for s in others})
+        candidate.problem = (
+            "the answer changes code outside the function "
+            f"({', '.join(kinds)} at top level); put only `{target.name}` in the block, with any "
+            "import inside the function"
+        )
+        return candidate
+    if contains_probes is not None and contains_probes(code):
+        candidate.problem = "the code still contains the debugging probes we inserted"
+        return candidate
+    new_source = target.replace_in(source, code)
+    try:
+        ast.parse(new_source)
+    except SyntaxError as error:
+        candidate.problem = (
+            f"the function does not fit in the file (line {error.lineno}: {error.msg})"
+        )
+        return candidate
+    candidate.code = code if code.endswith("\n") else code + "\n"
+    candidate.new_source = new_source
+    candidate.warnings = [
+        f"the candidate newly uses {name}" for name in risky_additions(target.code, code)
+    ]
+    return candidate
+
+
+def has_print_calls(code: str) -> bool:
+    """Whether a fix still carries print() calls (print mode: the model forgot to remove them)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+        for n in ast.walk(tree)
+    )

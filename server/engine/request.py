@@ -1,0 +1,91 @@
+"""Build a DebugRequest from what a user typed or clicked: shared by the CLI, the LSP server
+and the benchmark so that "which tests" and "which project" are decided in one place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from selfdebug.server.engine.types import DebugRequest
+
+
+class RequestError(Exception):
+    """Bad input: missing file or function, a node id that names no file, no tests found.
+    The message is fit to show a user."""
+
+
+def normalize_nodeid(nodeid: str, project_root: Path, cwd: Path | None = None) -> str:
+    """A pytest node id relative to the project root. Accepts ids relative to the current
+    directory or absolute paths, as a user types them."""
+    path_part, sep, rest = nodeid.partition("::")
+    if not path_part.endswith(".py") and not Path(path_part).is_dir():
+        raise RequestError(f"bad test node id {nodeid!r}: expected path/test_file.py::test_name")
+    candidates = [Path(path_part)] if Path(path_part).is_absolute() else []
+    if not candidates:
+        candidates = [(cwd or Path.cwd()) / path_part, project_root / path_part]
+    for candidate in candidates:
+        if candidate.exists():
+            try:
+                relative = candidate.resolve().relative_to(project_root.resolve())
+            except ValueError:
+                raise RequestError(f"test {nodeid!r} is outside the project {project_root}")
+            return relative.as_posix() + sep + rest
+    raise RequestError(f"bad test node id {nodeid!r}: no such file {path_part}")
+
+
+def resolve_tests(
+    file: Path,
+    qualname: str,
+    project_root: Path,
+    tests: list[str] | None = None,
+    *,
+    settings: Any = None,
+    cwd: Path | None = None,
+) -> list[str]:
+    """The given node ids (normalized), or the tests the runner's discovery finds for the
+    function, best first. Raises RequestError when there are none."""
+    if tests:
+        return [normalize_nodeid(t, project_root, cwd) for t in tests]
+    from selfdebug.server.runner import DiscoveryError, find_tests
+
+    try:
+        found = find_tests(project_root, file, qualname, settings)
+    except DiscoveryError as error:
+        raise RequestError(str(error))
+    nodeids = list(dict.fromkeys(c.nodeid for c in found))
+    if not nodeids:
+        raise RequestError(
+            f"no tests found for {qualname} in {file}; name one with --test path::test_name"
+        )
+    return nodeids
+
+
+def build_request(
+    file: Path | str,
+    qualname: str,
+    *,
+    tests: list[str] | None = None,
+    wider_tests: list[str] | None = None,
+    project_root: Path | None = None,
+    cwd: Path | None = None,
+    **options: Any,
+) -> DebugRequest:
+    """A DebugRequest with the project root found and the tests resolved; `options` are the
+    other DebugRequest fields (mode, max_turns, samples, transcript_path, ...)."""
+    path = Path(file).resolve()
+    if not path.is_file():
+        raise RequestError(f"no such file: {file}")
+    if project_root is None:
+        from selfdebug.server.runner import find_project_root
+
+        project_root = find_project_root(path)
+    chosen = resolve_tests(path, qualname, project_root, tests, cwd=cwd)
+    wider = [normalize_nodeid(t, project_root, cwd) for t in wider_tests or []]
+    return DebugRequest(
+        file=path,
+        qualname=qualname,
+        project_root=Path(project_root).resolve(),
+        tests=chosen,
+        wider_tests=[t for t in wider if t not in chosen],
+        **options,
+    )

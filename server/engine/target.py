@@ -1,0 +1,115 @@
+"""The function being debugged: where it sits in the file, and how to put a new version there.
+
+Located with Python's own `ast` (decorators included) because the engine must also parse every
+candidate file the same way: one parser decides both where the function is and whether a
+replacement is valid Python.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class TargetNotFound(Exception):
+    """The file does not parse, or holds no function with that qualified name."""
+
+
+@dataclass(frozen=True)
+class TargetFunction:
+    qualname: str
+    name: str
+    class_name: str  # the enclosing class for methods, "" otherwise
+    start_line: int  # 0-based, first decorator line included
+    end_line: int  # 0-based, exclusive
+    def_line: int  # 0-based line of the `def` keyword
+    indent: str  # the whitespace before the def (methods are indented)
+    code: str  # the function's text, dedented to column 0, ending in a newline
+
+    @property
+    def first_line_1based(self) -> int:
+        return self.start_line + 1
+
+    def replace_in(self, source: str, new_code: str) -> str:
+        """The file text with this function's lines replaced by `new_code` (column 0 code)."""
+        lines = source.splitlines(keepends=True)
+        newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+        body = textwrap.indent(new_code.rstrip("\n") + "\n", self.indent, lambda line: True)
+        body_lines = [
+            (line.rstrip("\n").rstrip("\r") + newline) if line.strip() else newline
+            for line in body.splitlines(keepends=True)
+        ]
+        tail = lines[self.end_line :]
+        if self.end_line == len(lines) and lines and not lines[-1].endswith(("\n", "\r")):
+            body_lines[-1] = body_lines[-1].rstrip("\r\n")  # keep a file without a final newline
+        return "".join(lines[: self.start_line] + body_lines + tail)
+
+
+def _children(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Statements at this level, looking through if/try/with blocks (conditional definitions)."""
+    found: list[ast.stmt] = []
+    for stmt in body:
+        found.append(stmt)
+        if isinstance(stmt, ast.If | ast.With | ast.AsyncWith | ast.For | ast.While):
+            found.extend(_children(stmt.body + getattr(stmt, "orelse", [])))
+        elif isinstance(stmt, ast.Try):
+            handlers = [s for h in stmt.handlers for s in h.body]
+            found.extend(_children(stmt.body + handlers + stmt.orelse + stmt.finalbody))
+    return found
+
+
+def find_node(tree: ast.Module, qualname: str) -> tuple[FunctionNode, str]:
+    """The def node for `qualname` ("f", "Class.method", "outer.inner") and its class name."""
+    parts = qualname.split(".")
+    body: list[ast.stmt] = tree.body
+    class_name = ""
+    node: ast.stmt | None = None
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        node = next(
+            (
+                s
+                for s in _children(body)
+                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                and s.name == part
+            ),
+            None,
+        )
+        if node is None:
+            raise TargetNotFound(f"no function {qualname!r} (missing {part!r})")
+        if last:
+            break
+        class_name = node.name if isinstance(node, ast.ClassDef) else ""
+        body = node.body
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        raise TargetNotFound(f"{qualname!r} is a class, not a function")
+    return node, class_name
+
+
+def locate(source: str, qualname: str) -> TargetFunction:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as error:
+        raise TargetNotFound(f"the file does not parse (line {error.lineno}: {error.msg})")
+    node, class_name = find_node(tree, qualname)
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+    end = node.end_lineno or node.lineno
+    lines = source.splitlines(keepends=True)
+    def_text = lines[first]
+    indent = def_text[: len(def_text) - len(def_text.lstrip())]
+    code = textwrap.dedent("".join(lines[first:end]))
+    if not code.endswith("\n"):
+        code += "\n"
+    return TargetFunction(
+        qualname=qualname,
+        name=node.name,
+        class_name=class_name,
+        start_line=first,
+        end_line=end,
+        def_line=node.lineno - 1,
+        indent=indent,
+        code=code,
+    )
