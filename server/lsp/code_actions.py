@@ -1,0 +1,80 @@
+"""`textDocument/codeAction`: offer "Self-debug `f`" (three modes) and "Run tests for `f`" on the
+Python function under the cursor.
+
+Why so little work here: editors ask for code actions on every cursor move, so listing is one
+tree-sitter lookup and nothing else; the real work happens when the user picks the action (the
+action carries a Command; see commands.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol.types import (
+    TEXT_DOCUMENT_CODE_ACTION,
+    CodeAction,
+    CodeActionKind,
+    CodeActionOptions,
+    CodeActionParams,
+    Command,
+)
+from selfdebug.server.lsp.commands import RUN_TESTS, SELF_DEBUG
+from selfdebug.server.lsp.configuration import cached_settings
+from selfdebug.server.lsp.positions import utf16_position
+
+if TYPE_CHECKING:
+    from selfdebug.server.lsp.server import SelfDebugServer
+
+logger = logging.getLogger(__name__)
+
+KIND = f"{CodeActionKind.QuickFix.value}.selfdebug"
+
+# (title template, mode or None for the configured mode, command)
+ACTIONS: tuple[tuple[str, str | None, str], ...] = (
+    ("Self-debug `{name}`", None, SELF_DEBUG),
+    ("Self-debug `{name}` with print debugging", "print", SELF_DEBUG),
+    ("Self-debug `{name}` explaining the code", "explain", SELF_DEBUG),
+    ("Run tests for `{name}`", None, RUN_TESTS),
+)
+
+
+def wanted(only: list[str] | None) -> bool:
+    """Honour the client's `context.only` filter (kinds are hierarchical: "quickfix" matches)."""
+    return not only or any(kind == KIND or KIND.startswith(f"{kind}.") for kind in only)
+
+
+def function_actions(
+    uri: str, version: int | None, qualname: str, name: str, default_mode: str
+) -> list[CodeAction]:
+    actions = []
+    for title_template, mode, command in ACTIONS:
+        title = title_template.format(name=name)
+        argument: dict[str, Any] = {"uri": uri, "qualname": qualname, "version": version}
+        if command == SELF_DEBUG:
+            argument["mode"] = mode or default_mode
+        actions.append(
+            CodeAction(title=title, kind=KIND, command=Command(title, command, [argument]))
+        )
+    return actions
+
+
+def register(server: SelfDebugServer) -> None:
+    @server.feature(TEXT_DOCUMENT_CODE_ACTION, CodeActionOptions(code_action_kinds=[KIND]))
+    def code_actions(ls: SelfDebugServer, params: CodeActionParams) -> list[CodeAction] | None:
+        uri = params.text_document.uri
+        if not uri.endswith((".py", ".pyi")) or not wanted(params.context.only):
+            return None
+        try:
+            from selfdebug.instrument import locate_at
+
+            document = ls.workspace.get_text_document(uri)
+            line, column = utf16_position(document, params.range.start)
+            location = locate_at(document.source.encode("utf-8"), line, column)
+        except Exception:  # a half-typed file must never break the editor's lightbulb
+            logger.exception("code action lookup failed in %s", uri)
+            return None
+        if location is None:
+            return None
+        mode = cached_settings(ls, uri).mode
+        return function_actions(uri, document.version, location.qualname, location.name, mode)

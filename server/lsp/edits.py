@@ -1,0 +1,145 @@
+"""The fix as a `workspace/applyEdit` payload, and the check that it still fits the document.
+
+Why so careful: the edit replaces code the user may have touched while the model worked. It is a
+versioned TextDocumentEdit limited to the function's range, annotated `needsConfirmation` so the
+editor asks first, and it is refused (0 bytes changed) when the document version or the function's
+text no longer match what the session started from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol.types import (
+    AnnotatedTextEdit,
+    ChangeAnnotation,
+    OptionalVersionedTextDocumentIdentifier,
+    TextDocumentEdit,
+    WorkspaceEdit,
+)
+from pygls.workspace.position_codec import PositionCodec
+from selfdebug.server.lsp.positions import UTF16, lsp_range
+
+ANNOTATION_ID = "selfdebug.fix"
+
+
+def text_hash(text: bytes) -> str:
+    return hashlib.sha256(text).hexdigest()
+
+
+@dataclass(frozen=True)
+class FunctionSnapshot:
+    """The function as the session saw it when it started."""
+
+    uri: str
+    path: Path
+    version: int | None
+    qualname: str
+    source: bytes  # the whole document
+    start_byte: int
+    end_byte: int
+    start_line: int  # 0-based
+    end_line: int  # 0-based, exclusive
+
+    @property
+    def function_text(self) -> bytes:
+        return self.source[self.start_byte : self.end_byte]
+
+    @property
+    def function_hash(self) -> str:
+        return text_hash(self.function_text)
+
+
+def take_snapshot(
+    uri: str, path: Path, version: int | None, source: str, qualname: str
+) -> FunctionSnapshot:
+    """Raises the instrument's FunctionNotFound / SourceSyntaxError when it cannot be found."""
+    from selfdebug.instrument import locate_function
+
+    data = source.encode("utf-8")
+    location = locate_function(data, qualname)
+    start_line = data.count(b"\n", 0, location.start_byte)
+    end_line = data.count(b"\n", 0, location.end_byte) + 1
+    return FunctionSnapshot(
+        uri=uri,
+        path=path,
+        version=version,
+        qualname=location.qualname,
+        source=data,
+        start_byte=location.start_byte,
+        end_byte=location.end_byte,
+        start_line=start_line,
+        end_line=end_line,
+    )
+
+
+def function_hash_in(source: str, qualname: str) -> str | None:
+    """Hash of the function's current text, None when it is gone or cannot be found."""
+    from selfdebug.instrument import locate_function
+
+    try:
+        data = source.encode("utf-8")
+        location = locate_function(data, qualname)
+    except Exception:
+        return None
+    return text_hash(data[location.start_byte : location.end_byte])
+
+
+def stale_reason(snapshot: FunctionSnapshot, version: int | None, source: str) -> str | None:
+    """Why the fix may no longer be applied, or None when the document is as the session saw it."""
+    if snapshot.version is not None and version != snapshot.version:
+        return f"the document changed during the session (version {snapshot.version} -> {version})"
+    if function_hash_in(source, snapshot.qualname) != snapshot.function_hash:
+        return f"`{snapshot.qualname}` was edited during the session"
+    return None
+
+
+def fixed_function_text(
+    snapshot: FunctionSnapshot, fixed_file: str | None, fixed_function: str | None
+) -> str:
+    """The replacement text for exactly the snapshot's byte range."""
+    from selfdebug.instrument import locate_function
+
+    if fixed_file is not None:
+        data = fixed_file.encode("utf-8")
+        location = locate_function(data, snapshot.qualname)
+        return data[location.start_byte : location.end_byte].decode("utf-8")
+    if fixed_function is None:
+        raise ValueError("the session produced no candidate")
+    return (
+        fixed_function.rstrip("\n")
+        if not snapshot.function_text.endswith(b"\n")
+        else (fixed_function)
+    )
+
+
+def fix_edit(
+    snapshot: FunctionSnapshot,
+    new_text: str,
+    *,
+    label: str,
+    description: str,
+    codec: PositionCodec = UTF16,
+) -> WorkspaceEdit:
+    edit = AnnotatedTextEdit(
+        range=lsp_range(snapshot.source, snapshot.start_byte, snapshot.end_byte, codec),
+        new_text=new_text,
+        annotation_id=ANNOTATION_ID,
+    )
+    return WorkspaceEdit(
+        document_changes=[
+            TextDocumentEdit(
+                text_document=OptionalVersionedTextDocumentIdentifier(
+                    uri=snapshot.uri, version=snapshot.version
+                ),
+                edits=[edit],
+            )
+        ],
+        change_annotations={
+            ANNOTATION_ID: ChangeAnnotation(
+                label=label, needs_confirmation=True, description=description
+            )
+        },
+    )

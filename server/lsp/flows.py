@@ -1,0 +1,266 @@
+"""What a command does, step by step: find the function, find and run its tests (diagnostics),
+run the self-debugging loop with progress and cancel, then deliver the fix and the report.
+
+Why here and not in the handlers: each step is a call to a typed function (jobs.py in a worker
+thread, edits.py, report.py, diagnostics.py); this module only sequences them and turns failures
+into messages, so a failing step never takes the server down.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol.types import (
+    ApplyWorkspaceEditParams,
+    MessageType,
+    ShowDocumentParams,
+    ShowMessageParams,
+)
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import from_fs_path, to_fs_path
+from selfdebug.server.cancel import Cancelled
+from selfdebug.server.lsp import jobs, report
+from selfdebug.server.lsp.arguments import FunctionTarget
+from selfdebug.server.lsp.configuration import fetch_settings
+from selfdebug.server.lsp.edits import (
+    FunctionSnapshot,
+    fix_edit,
+    fixed_function_text,
+    stale_reason,
+    take_snapshot,
+)
+from selfdebug.server.lsp.positions import utf16_position
+from selfdebug.server.lsp.progress import JobProgress
+from selfdebug.server.lsp.settings import backend_settings, debug_request
+
+if TYPE_CHECKING:
+    from selfdebug.server.engine.types import DebugResult
+    from selfdebug.server.lsp.server import SelfDebugServer
+    from selfdebug.server.runner.results import RunResult
+
+logger = logging.getLogger(__name__)
+
+
+def resolve(ls: SelfDebugServer, target: FunctionTarget) -> FunctionSnapshot:
+    """The target function in the editor's current text (InvalidParams when there is none)."""
+    from selfdebug.instrument import locate_at
+
+    path = to_fs_path(target.uri)
+    if not path:
+        raise JsonRpcInvalidParams(f"not a local file: {target.uri}")
+    document = ls.workspace.get_text_document(target.uri)
+    try:
+        source = document.source
+    except OSError as error:
+        raise JsonRpcInvalidParams(f"cannot read {path}: {error.strerror}")
+    qualname = target.qualname
+    if not qualname and target.position is not None:
+        from lsprotocol.types import Position
+
+        position = Position(line=target.position.line, character=target.position.character)
+        line, column = utf16_position(document, position)
+        location = locate_at(source.encode("utf-8"), line, column)
+        if location is None:
+            raise JsonRpcInvalidParams(f"no function at {path}:{line + 1}:{position.character}")
+        qualname = location.qualname
+    try:
+        return take_snapshot(target.uri, Path(path), document.version, source, qualname or "")
+    except Exception as error:
+        raise JsonRpcInvalidParams(f"no function `{qualname}` in {path}: {error}")
+
+
+def show(ls: SelfDebugServer, message: str, kind: MessageType = MessageType.Info) -> None:
+    ls.window_show_message(ShowMessageParams(type=kind, message=f"selfdebug: {message}"))
+
+
+def record_run(
+    ls: SelfDebugServer, snapshot: FunctionSnapshot, plan: jobs.TestPlan, run: RunResult
+) -> None:
+    """Publish the run's failures as diagnostics (or clear them when the tests pass)."""
+    from selfdebug.server.lsp.diagnostics import FunctionSpan, lsp_diagnostics
+    from selfdebug.server.lsp.edits import function_hash_in
+
+    if run.cancelled:
+        return  # a partial run says nothing reliable
+    owner = (snapshot.uri, snapshot.qualname)
+    ls.tested[owner] = plan
+    current = ls.workspace.get_text_document(snapshot.uri).source
+    if function_hash_in(current, snapshot.qualname) != snapshot.function_hash:
+        return  # the user edited the function meanwhile: these lines may be wrong now
+    span = FunctionSpan(snapshot.path, snapshot.qualname, snapshot.start_line, snapshot.end_line)
+    by_uri = lsp_diagnostics(run, span, plan.project_root)
+    ls.diagnostic_hashes[owner] = snapshot.function_hash
+    ls.publish_diagnostics(ls.diagnostics.replace(owner, by_uri))
+
+
+async def run_tests(ls: SelfDebugServer, target: FunctionTarget) -> dict[str, Any]:
+    snapshot = resolve(ls, target)
+    settings = await fetch_settings(ls, snapshot.uri)
+    job = await JobProgress.start(ls, f"Tests of `{snapshot.qualname}`", "finding tests")
+    try:
+        return await _run_tests(ls, snapshot, settings, job)
+    except Exception as error:
+        logger.exception("running the tests of %s failed", snapshot.qualname)
+        show(ls, f"tests of `{snapshot.qualname}`: {error}", MessageType.Error)
+        return {"error": str(error)}
+    finally:
+        job.end("done")
+
+
+async def _run_tests(
+    ls: SelfDebugServer, snapshot: FunctionSnapshot, settings: Any, job: JobProgress
+) -> dict[str, Any]:
+    plan = await ls.in_worker(jobs.plan_tests, settings, snapshot.path, snapshot.qualname)
+    job.report(f"running {len(plan.tests)} tests", 10)
+    run = await ls.in_worker(
+        jobs.run_tests,
+        settings,
+        plan,
+        file=snapshot.path,
+        source=snapshot.source.decode("utf-8"),
+        cancel=job.cancel,
+    )
+    record_run(ls, snapshot, plan, run)
+    summary = f"{run.passed}/{run.total} tests pass" + (" (cancelled)" if run.cancelled else "")
+    job.end(summary)
+    return {
+        "qualname": snapshot.qualname,
+        "tests": plan.tests,
+        "passed": run.passed,
+        "total": run.total,
+        "cancelled": run.cancelled,
+        "error": run.error,
+        "summary": summary,
+    }
+
+
+async def self_debug(ls: SelfDebugServer, target: FunctionTarget) -> dict[str, Any]:
+    snapshot = resolve(ls, target)
+    if ls.session_running:
+        show(ls, "a self-debug session is already running; cancel it or wait", MessageType.Warning)
+        return {"started": False, "error": "a session is already running"}
+    ls.session_running = True
+    settings = await fetch_settings(ls, snapshot.uri)
+    job = await JobProgress.start(ls, f"Self-debug `{snapshot.qualname}`", "finding tests")
+    try:
+        return await _self_debug(ls, snapshot, settings, target.mode, job)
+    except Cancelled:
+        job.end("cancelled")
+        return _send_report(ls, _plain_report(snapshot, "cancelled", "cancelled by the user"), None)
+    except Exception as error:
+        logger.exception("self-debug of %s failed", snapshot.qualname)
+        show(ls, f"self-debug of `{snapshot.qualname}` failed: {error}", MessageType.Error)
+        job.end(f"failed: {error}")
+        return _send_report(ls, _plain_report(snapshot, "error", str(error)), None)
+    finally:
+        job.end("done")
+        ls.session_running = False
+
+
+async def _self_debug(
+    ls: SelfDebugServer,
+    snapshot: FunctionSnapshot,
+    settings: Any,
+    mode: str | None,
+    job: JobProgress,
+) -> dict[str, Any]:
+    plan = await ls.in_worker(jobs.plan_tests, settings, snapshot.path, snapshot.qualname)
+    job.report(f"running {len(plan.tests)} tests", 2)
+    source = snapshot.source.decode("utf-8")
+    run = await ls.in_worker(
+        jobs.run_tests, settings, plan, file=snapshot.path, source=source, cancel=job.cancel
+    )
+    record_run(ls, snapshot, plan, run)
+    job.cancel.raise_if_cancelled()
+    if run.all_passed:
+        job.end(f"all {run.total} tests pass: nothing to fix")
+        note = f"the {run.total} tests of `{snapshot.qualname}` already pass"
+        return _send_report(ls, _plain_report(snapshot, "already_passing", note), None)
+
+    job.report("loading the model", 4)
+    backend = await ls.in_worker(ls.backends.get, backend_settings(settings))
+    folder = report.new_session_dir(snapshot.qualname)
+    request = debug_request(
+        settings,
+        file=snapshot.path,
+        qualname=snapshot.qualname,
+        project_root=plan.project_root,
+        tests=plan.tests,
+        wider_tests=[],
+        mode=mode,
+        source_override=source,
+        transcript_path=folder / "transcript.jsonl",
+    )
+    result = await ls.in_worker(
+        jobs.debug,
+        settings,
+        request,
+        backend,
+        progress=job.on_engine_progress,
+        cancel=job.cancel,
+    )
+    job.end(result.summary())
+    session_report = report.from_result(snapshot.uri, snapshot.qualname, result)
+    if result.success:
+        session_report.applied, note = await deliver_fix(ls, snapshot, result)
+        session_report.note = note or session_report.note
+    report.write_markdown(session_report, folder)
+    return _send_report(ls, session_report, settings.show_report)
+
+
+async def deliver_fix(
+    ls: SelfDebugServer, snapshot: FunctionSnapshot, result: DebugResult
+) -> tuple[bool, str]:
+    """Send the fix as a confirmable edit, unless the document moved on. Returns (applied, why)."""
+    workspace_caps = ls.client_capabilities.workspace
+    if workspace_caps is None or not workspace_caps.apply_edit:
+        return False, "the editor cannot apply edits; see the diff in the report"
+    document = ls.workspace.get_text_document(snapshot.uri)
+    reason = stale_reason(snapshot, document.version, document.source)
+    if reason:
+        show(ls, f"fix for `{snapshot.qualname}` not applied: {reason}. Run it again.")
+        return False, f"not applied: {reason}"
+    new_text = fixed_function_text(snapshot, result.fixed_file, result.fixed_function)
+    explanation = " ".join(result.explanation.split())
+    label = f"Self-debug fix for `{snapshot.qualname}`"
+    edit = fix_edit(
+        snapshot,
+        new_text,
+        label=label,
+        description=(explanation[:300] or "no explanation given") + f" ({result.summary()})",
+        codec=document.position_codec,
+    )
+    answer = await ls.workspace_apply_edit_async(ApplyWorkspaceEditParams(edit=edit, label=label))
+    if not answer.applied:
+        why = answer.failure_reason or "declined"
+        show(ls, f"fix for `{snapshot.qualname}` not applied: {why}")
+        return False, f"not applied: {why}"
+    return True, ""
+
+
+def _plain_report(snapshot: FunctionSnapshot, stop_reason: str, note: str) -> report.SessionReport:
+    return report.SessionReport(
+        uri=snapshot.uri,
+        qualname=snapshot.qualname,
+        summary=note,
+        explanation="",
+        diff="",
+        transcript_path="",
+        success=False,
+        stop_reason=stop_reason,
+        note=note,
+    )
+
+
+def _send_report(
+    ls: SelfDebugServer, session_report: report.SessionReport, show_document: bool | None
+) -> dict[str, Any]:
+    if not session_report.markdown:
+        session_report.markdown = report.render_markdown(session_report)
+    ls.protocol.notify(report.METHOD, session_report.to_json())
+    if show_document and session_report.report_path:
+        uri = from_fs_path(session_report.report_path) or ""
+        ls.window_show_document(ShowDocumentParams(uri=uri, take_focus=False))
+    return session_report.to_json()

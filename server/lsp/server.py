@@ -1,0 +1,119 @@
+"""The selfdebug language server: typed state plus the registration of each feature module.
+
+Protocol glue only: every feature lives in its own module (code_actions, commands, document_sync,
+configuration, lifecycle) with a `register(server)` function; the work is in flows/jobs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import attrs
+from lsprotocol.types import PublishDiagnosticsParams, TextDocumentSyncKind
+from pygls.lsp.server import LanguageServer
+from selfdebug.server.backends.base import Backend
+from selfdebug.server.backends.settings import BackendSettings
+from selfdebug.server.lsp.configuration import SettingsCache
+from selfdebug.server.lsp.diagnostics import DiagnosticStore
+from selfdebug.server.lsp.jobs import TestPlan
+
+from selfdebug import __version__
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class BackendCache:
+    """One model backend, kept between sessions (loading a GGUF takes seconds)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple[Any, ...] | None = None
+        self._backend: Backend | None = None
+
+    def get(self, settings: BackendSettings) -> Backend:
+        """Blocking (may load a model): call it from a worker thread."""
+        from selfdebug.server.backends.factory import make_backend
+
+        key = attrs.astuple(settings)
+        with self._lock:
+            if self._backend is None or key != self._key:
+                self._close()
+                self._backend = make_backend(settings)
+                self._key = key
+            return self._backend
+
+    def _close(self) -> None:
+        if self._backend is not None:
+            try:
+                self._backend.close()
+            except Exception:
+                logger.exception("closing the backend failed")
+        self._backend = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
+
+
+class SelfDebugServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("selfdebug", __version__, TextDocumentSyncKind.Incremental)
+        self.settings_cache = SettingsCache()
+        self.diagnostics = DiagnosticStore()
+        # (function uri, qualname) -> function text hash when its diagnostics were published
+        self.diagnostic_hashes: dict[tuple[str, str], str] = {}
+        self.tested: dict[tuple[str, str], TestPlan] = {}  # what runOnSave re-runs
+        self.backends = BackendCache()
+        self.session_running = False  # one model session at a time (one model, one CPU budget)
+        self.workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="selfdebug-job")
+        self.background: set[asyncio.Task[Any]] = set()
+
+    async def in_worker(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run blocking work off the event loop, so other requests keep being answered."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self.workers, functools.partial(function, *args, **kwargs)
+        )
+
+    def spawn(self, coroutine: Any) -> None:
+        """Fire-and-forget work started by a notification (e.g. run on save)."""
+        task = asyncio.ensure_future(coroutine)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    def publish_diagnostics(self, uris: Iterable[str]) -> None:
+        for uri in uris:
+            document = self.workspace.text_documents.get(uri)
+            self.text_document_publish_diagnostics(
+                PublishDiagnosticsParams(
+                    uri=uri,
+                    diagnostics=self.diagnostics.for_uri(uri),
+                    version=document.version if document else None,
+                )
+            )
+
+    def close(self) -> None:
+        self.backends.close()
+        self.workers.shutdown(wait=False, cancel_futures=True)
+
+
+def create_server() -> SelfDebugServer:
+    from selfdebug.server.lsp import (
+        code_actions,
+        commands,
+        configuration,
+        document_sync,
+        lifecycle,
+    )
+
+    server = SelfDebugServer()
+    for feature in (lifecycle, configuration, code_actions, commands, document_sync):
+        feature.register(server)
+    return server

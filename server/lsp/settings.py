@@ -1,0 +1,213 @@
+"""The server's user settings (section "selfdebug"), and how they map onto the engine's inputs.
+
+Why one module: the editor speaks camelCase JSON from `initializationOptions` and
+`workspace/configuration`; the engine, the runner and the backends take typed Python objects.
+Translating in one place keeps the handlers thin and lets the settings be unit-tested without a
+server. A bad value never blocks the user: it is reported as a problem and its default is used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+import cattrs
+from selfdebug.server.backends.settings import BackendSettings
+from selfdebug.server.engine.types import MODES, DebugRequest, Mode
+
+SECTION = "selfdebug"
+
+Isolation = Literal["auto", "bwrap", "rlimits"]
+
+
+def _positive(instance: object, attribute: attrs.Attribute, value: float) -> None:
+    if value <= 0:
+        raise ValueError(f"must be > 0, got {value!r}")
+
+
+def _in(choices: tuple[str, ...]):
+    def check(instance: object, attribute: attrs.Attribute, value: str) -> None:
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}; got {value!r}")
+
+    return check
+
+
+def _test_selection(instance: object, attribute: attrs.Attribute, value: object) -> None:
+    if value == "auto":
+        return
+    if not (isinstance(value, list) and all(isinstance(v, str) and v for v in value)):
+        raise ValueError(f'must be "auto" or a list of pytest node ids; got {value!r}')
+
+
+@attrs.frozen
+class ServerSettings:
+    """Everything a user can set; every field has a default that works out of the box."""
+
+    backend: str = attrs.field(default="llama", validator=_in(("llama", "openai")))
+    model_path: str = ""  # a GGUF file; "" = the embedded Gemma 3 270M
+    endpoint_url: str = ""
+    model_name: str = ""
+    api_key_env: str = "OPENAI_API_KEY"  # the NAME of the variable holding the key
+    allow_remote: bool = False
+    mode: str = attrs.field(default="auto", validator=_in(MODES))
+    max_turns: int = attrs.field(default=10, validator=_positive)
+    samples: int = attrs.field(default=1, validator=_positive)
+    test_selection: str | list[str] = attrs.field(default="auto", validator=_test_selection)
+    test_timeout: float = attrs.field(default=10.0, validator=_positive)  # seconds per test
+    isolation: str = attrs.field(default="auto", validator=_in(("auto", "bwrap", "rlimits")))
+    run_on_save: bool = False
+    show_report: bool = False
+    python_path: str = ""  # the project's interpreter; "" = the server's own
+
+
+def camel_case(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def snake_case(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _strict(kind: type) -> Any:
+    """cattrs' default hooks coerce ("no" -> True, 2.7 -> 2); a setting must have the right type."""
+
+    def structure(value: object, _: type) -> Any:
+        ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if not ok:
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
+        return value
+
+    return structure
+
+
+def strict_converter() -> cattrs.Converter:
+    """A cattrs converter that checks JSON types instead of coercing them."""
+    converter = cattrs.Converter()
+    for kind in (bool, int, float, str):
+        converter.register_structure_hook(kind, _strict(kind))
+    return converter
+
+
+def _make_converter() -> cattrs.Converter:
+    converter = strict_converter()
+
+    def selection(value: object, _: type) -> str | list[str]:
+        if value == "auto":
+            return "auto"
+        if isinstance(value, list):
+            return [converter.structure(item, str) for item in value]
+        raise TypeError(f'expected "auto" or a list of node ids, got {value!r}')
+
+    converter.register_structure_hook(str | list[str], selection)
+    return converter
+
+
+_converter = _make_converter()
+attrs.resolve_types(ServerSettings)
+_FIELDS = {camel_case(f.name): f for f in attrs.fields(ServerSettings)}
+
+
+@attrs.frozen
+class SettingsResult:
+    settings: ServerSettings
+    problems: list[str] = attrs.field(factory=list)  # one sentence per ignored value
+
+
+def structure_settings(*layers: Mapping[str, Any] | None) -> SettingsResult:
+    """Merge raw settings layers (later wins) and structure them field by field.
+
+    Each layer is the JSON object of the "selfdebug" section (camelCase keys). A layer that holds
+    the section itself under "selfdebug" (as `initializationOptions` may) is unwrapped.
+    """
+    merged: dict[str, Any] = {}
+    problems: list[str] = []
+    for layer in layers:
+        if layer is None:
+            continue
+        if not isinstance(layer, Mapping):
+            problems.append(f"settings must be an object, got {type(layer).__name__}")
+            continue
+        if isinstance(layer.get(SECTION), Mapping):
+            layer = layer[SECTION]
+        merged.update(layer)
+
+    values: dict[str, Any] = {}
+    for key, raw in merged.items():
+        field = _FIELDS.get(key)
+        if field is None:
+            problems.append(f"unknown setting {SECTION}.{key} ignored")
+            continue
+        if raw is None:
+            continue  # an unset value in the editor: keep the default
+        try:
+            value = _converter.structure(raw, field.type)
+            if field.validator is not None:
+                field.validator(None, field, value)
+        except Exception as error:
+            problems.append(f"{SECTION}.{key}: {error}; using the default {field.default!r}")
+            continue
+        values[field.name] = value
+    return SettingsResult(ServerSettings(**values), problems)
+
+
+def unstructure_settings(settings: ServerSettings) -> dict[str, Any]:
+    """The camelCase JSON form (what the editors' settings schema documents)."""
+    return {camel_case(k): v for k, v in attrs.asdict(settings).items()}
+
+
+def backend_settings(settings: ServerSettings) -> BackendSettings:
+    return BackendSettings(
+        backend=settings.backend,  # type: ignore[arg-type]
+        model_path=settings.model_path,
+        endpoint_url=settings.endpoint_url,
+        model_name=settings.model_name,
+        api_key_env=settings.api_key_env,
+        allow_remote=settings.allow_remote,
+    )
+
+
+def runner_settings(settings: ServerSettings) -> Any:
+    """The runner's RunnerSettings (imported late: the runner is heavy and optional here)."""
+    from selfdebug.server.runner import RunnerSettings
+
+    interpreter = {"interpreter": settings.python_path} if settings.python_path else {}
+    return RunnerSettings(
+        isolation=settings.isolation,
+        test_timeout_s=settings.test_timeout,
+        **interpreter,
+    )
+
+
+def debug_request(
+    settings: ServerSettings,
+    *,
+    file: Path,
+    qualname: str,
+    project_root: Path,
+    tests: list[str],
+    wider_tests: list[str],
+    mode: str | None,
+    source_override: str | None,
+    transcript_path: Path | None,
+) -> DebugRequest:
+    chosen_mode: Mode = mode or settings.mode  # type: ignore[assignment]
+    return DebugRequest(
+        file=file,
+        qualname=qualname,
+        project_root=project_root,
+        tests=tests,
+        wider_tests=wider_tests,
+        mode=chosen_mode,
+        max_turns=settings.max_turns,
+        samples=settings.samples,
+        test_timeout_s=settings.test_timeout,
+        source_override=source_override,
+        transcript_path=transcript_path,
+    )

@@ -1,0 +1,514 @@
+"""End to end over stdio: a real `selfdebug serve` process, a pytest-lsp client, real pytest runs
+of the fixture project in the runner's sandbox, and a scripted model chosen through the server's
+environment (SELFDEBUG_SCRIPTED_REPLIES)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from lsprotocol.types import (
+    WORKSPACE_APPLY_EDIT,
+    ApplyWorkspaceEditParams,
+    ApplyWorkspaceEditResult,
+    ClientCapabilities,
+    ClientCodeActionKindOptions,
+    ClientCodeActionLiteralOptions,
+    CodeActionClientCapabilities,
+    CodeActionContext,
+    CodeActionParams,
+    DidChangeConfigurationParams,
+    DidChangeTextDocumentParams,
+    DidOpenTextDocumentParams,
+    ExecuteCommandParams,
+    InitializeParams,
+    Position,
+    PublishDiagnosticsClientCapabilities,
+    Range,
+    TextDocumentClientCapabilities,
+    TextDocumentContentChangePartial,
+    TextDocumentIdentifier,
+    TextDocumentItem,
+    VersionedTextDocumentIdentifier,
+    WindowClientCapabilities,
+    WorkDoneProgressBegin,
+    WorkDoneProgressCancelParams,
+    WorkDoneProgressEnd,
+    WorkDoneProgressReport,
+    WorkspaceClientCapabilities,
+    WorkspaceEditClientCapabilities,
+    WorkspaceFolder,
+)
+from pygls.exceptions import JsonRpcException
+from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import register_lsp_features
+from pytest_lsp.protocol import LanguageClientProtocol
+
+FIXTURES = Path(__file__).parent / "fixtures" / "lsp"
+SERVER = [sys.executable, "-m", "selfdebug", "serve"]
+CANCEL_MARKER = "test_settle_slowly_cancel_marker"
+
+FIXED_MEAN = """\
+def mean(values):
+    total = 0
+    for value in values:
+        total += value
+    return total / len(values)
+"""
+FIX_REPLY = (
+    f"Bug: the sum is divided by one more than the number of values.\n```python\n{FIXED_MEAN}```\n"
+)
+
+
+class WatchingProtocol(LanguageClientProtocol):
+    """Wakes the test whenever any message from the server has been handled."""
+
+    def handle_message(self, message: Any) -> None:
+        super().handle_message(message)
+        self._server.tick()  # type: ignore[attr-defined]
+
+
+class E2EClient(LanguageClient):
+    """pytest-lsp's client plus what this server sends: edits to apply and session reports."""
+
+    def __init__(self) -> None:
+        from pygls.protocol import default_converter
+
+        super().__init__(protocol_cls=WatchingProtocol, converter_factory=default_converter)
+        register_lsp_features(self)
+        self.edits: list[ApplyWorkspaceEditParams] = []
+        self.reports: list[dict[str, Any]] = []
+        self.configuration_requests = 0
+        self._event: asyncio.Event | None = None
+
+        @self.feature(WORKSPACE_APPLY_EDIT)
+        def apply_edit(client: E2EClient, params: ApplyWorkspaceEditParams):
+            client.edits.append(params)
+            return ApplyWorkspaceEditResult(applied=True)
+
+        @self.feature("selfdebug/sessionReport")
+        def session_report(client: E2EClient, params: Any):
+            client.reports.append(_plain(params))
+
+    def tick(self) -> None:
+        if self._event is not None:
+            self._event.set()
+
+    async def until(self, predicate: Callable[[], Any], timeout: float = 60.0) -> Any:
+        """Wait (without sleeping) until `predicate()` is truthy after some server message."""
+        if self._event is None:
+            self._event = asyncio.Event()
+        deadline = time.monotonic() + timeout
+        while not (value := predicate()):
+            self._event.clear()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("condition not met in time")
+            try:
+                await asyncio.wait_for(self._event.wait(), remaining)
+            except asyncio.TimeoutError:
+                raise TimeoutError("condition not met in time") from None
+        return value
+
+
+def _plain(value: Any) -> Any:
+    """pygls gives custom notification params as attrs-like objects; turn them into dicts."""
+    if isinstance(value, dict | list | str | int | float | bool) or value is None:
+        return value
+    return json.loads(json.dumps(value, default=lambda o: o.__dict__))
+
+
+CAPABILITIES = ClientCapabilities(
+    workspace=WorkspaceClientCapabilities(
+        apply_edit=True,
+        configuration=True,
+        workspace_edit=WorkspaceEditClientCapabilities(
+            document_changes=True,
+        ),
+    ),
+    window=WindowClientCapabilities(work_done_progress=True, show_document=None),
+    text_document=TextDocumentClientCapabilities(
+        publish_diagnostics=PublishDiagnosticsClientCapabilities(
+            related_information=True, version_support=True
+        ),
+        code_action=CodeActionClientCapabilities(
+            code_action_literal_support=ClientCodeActionLiteralOptions(
+                code_action_kind=ClientCodeActionKindOptions(value_set=["", "quickfix"])  # type: ignore[list-item]
+            )
+        ),
+    ),
+)
+
+
+def server_env(tmp_path: Path, script: dict[str, Any] | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SELFDEBUG_")}
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if script is not None:
+        path = tmp_path / "script.json"
+        path.write_text(json.dumps(script), encoding="utf-8")
+        env["SELFDEBUG_SCRIPTED_REPLIES"] = str(path)
+    return env
+
+
+class Workspace:
+    def __init__(self, client: E2EClient, project: Path) -> None:
+        self.client = client
+        self.project = project
+        self.texts: dict[str, str] = {}
+        self.versions: dict[str, int] = {}
+
+    def uri(self, relative: str) -> str:
+        return from_fs_path(str(self.project / relative)) or ""
+
+    def open(self, relative: str) -> str:
+        uri = self.uri(relative)
+        text = (self.project / relative).read_text(encoding="utf-8")
+        self.texts[uri], self.versions[uri] = text, 1
+        self.client.text_document_did_open(
+            DidOpenTextDocumentParams(TextDocumentItem(uri, "python", 1, text))
+        )
+        return uri
+
+    def change(self, uri: str, range_: Range, new_text: str) -> None:
+        """Apply an edit locally and tell the server (incremental sync)."""
+        self.texts[uri] = splice(self.texts[uri], range_, new_text)
+        self.versions[uri] += 1
+        self.client.text_document_did_change(
+            DidChangeTextDocumentParams(
+                text_document=VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+                content_changes=[TextDocumentContentChangePartial(range=range_, text=new_text)],
+            )
+        )
+
+    async def actions(self, uri: str, line: int, character: int):
+        position = Position(line=line, character=character)
+        return await self.client.text_document_code_action_async(
+            CodeActionParams(
+                text_document=TextDocumentIdentifier(uri=uri),
+                range=Range(start=position, end=position),
+                context=CodeActionContext(diagnostics=[]),
+            )
+        )
+
+    async def command(self, name: str, *arguments: Any) -> Any:
+        return await self.client.workspace_execute_command_async(
+            ExecuteCommandParams(command=name, arguments=list(arguments))
+        )
+
+
+def splice(text: str, range_: Range, new_text: str) -> str:
+    """ASCII fixtures: UTF-16 columns are character columns here."""
+    lines = text.splitlines(keepends=True)
+    start = sum(len(line) for line in lines[: range_.start.line]) + range_.start.character
+    end = sum(len(line) for line in lines[: range_.end.line]) + range_.end.character
+    return text[:start] + new_text + text[end:]
+
+
+@pytest_asyncio.fixture
+async def start(tmp_path: Path):
+    clients: list[E2EClient] = []
+
+    async def start_server(
+        script: dict[str, Any] | None = None,
+        settings: dict[str, Any] | None = None,
+        initialization_options: dict[str, Any] | None = None,
+    ) -> Workspace:
+        project = tmp_path / "project"
+        if not project.exists():
+            shutil.copytree(FIXTURES / "project", project)
+            shutil.copyfile(FIXTURES / "broken_syntax.py", project / "broken_syntax.py")
+        config = ClientServerConfig(
+            server_command=SERVER,
+            server_env=server_env(tmp_path, script),
+            client_factory=E2EClient,
+        )
+        client = await config.start()
+        assert isinstance(client, E2EClient)
+        clients.append(client)
+        folder_uri = from_fs_path(str(project)) or ""
+        client.set_configuration(settings or {}, section="selfdebug", scope_uri=folder_uri)
+        await client.initialize_session(
+            InitializeParams(
+                capabilities=CAPABILITIES,
+                workspace_folders=[WorkspaceFolder(uri=folder_uri, name="project")],
+                initialization_options=initialization_options,
+            )
+        )
+        return Workspace(client, project)
+
+    yield start_server
+    for client in clients:
+        await client.shutdown_session()
+        await client.stop()
+
+
+def commands_of(actions) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(a.title, a.command.command, a.command.arguments[0]) for a in actions or []]
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+async def test_code_actions_on_and_off_a_function(start):
+    ws = await start(initialization_options={"mode": "simple"})
+    uri = ws.open("calc.py")
+
+    listed = commands_of(await ws.actions(uri, 6, 8))  # `total += value` inside mean
+    assert [title for title, _, _ in listed] == [
+        "Self-debug `mean`",
+        "Self-debug `mean` with print debugging",
+        "Self-debug `mean` explaining the code",
+        "Run tests for `mean`",
+    ]
+    assert [command for _, command, _ in listed] == ["selfdebug.selfDebug"] * 3 + [
+        "selfdebug.runTests"
+    ]
+    first = listed[0][2]
+    assert first == {"uri": uri, "qualname": "mean", "version": 1, "mode": "simple"}
+    assert listed[1][2]["mode"] == "print" and listed[2][2]["mode"] == "explain"
+
+    method = commands_of(await ws.actions(uri, 16, 12))  # inside Stats.spread
+    assert method[0][0] == "Self-debug `spread`"
+    assert method[0][2]["qualname"] == "Stats.spread"
+
+    assert await ws.actions(uri, 0, 3) is None  # the module docstring: no function here
+    assert await ws.actions(uri, 14, 0) is None  # `class Stats:` line, outside any def
+
+
+async def test_code_actions_on_a_file_with_syntax_errors(start):
+    ws = await start()
+    uri = ws.open("broken_syntax.py")
+    listed = commands_of(await ws.actions(uri, 1, 8))  # inside the intact `half`
+    assert listed and listed[0][2]["qualname"] == "half"
+    await ws.actions(uri, 5, 10)  # inside the broken def: any answer, but an answer
+    # ... and the server is still alive and answering
+    assert commands_of(await ws.actions(uri, 1, 4))[0][0] == "Self-debug `half`"
+
+
+async def test_full_session_publishes_diagnostics_applies_the_fix_and_clears(start):
+    ws = await start(
+        script={"replies": [FIX_REPLY], "prompt_form": "chat"},
+        settings={"maxTurns": 2, "mode": "ut"},
+    )
+    client = ws.client
+    uri = ws.open("calc.py")
+    test_uri = ws.uri("tests/test_calc.py")
+    action = (await ws.actions(uri, 4, 4))[0]  # on the `def mean` line
+    result = await asyncio.wait_for(
+        ws.command(action.command.command, *action.command.arguments), 120
+    )
+
+    # progress: one bar, begin -> reports (tests, model turns) -> end
+    (reports,) = client.progress_reports.values()
+    assert isinstance(reports[0], WorkDoneProgressBegin) and reports[0].cancellable
+    assert "mean" in reports[0].title
+    middle = reports[1:-1]
+    assert middle and all(isinstance(r, WorkDoneProgressReport) for r in middle)
+    messages = [r.message or "" for r in middle]
+    assert any("running 2 tests" in m for m in messages), messages
+    assert any(m.startswith("turn 1/2") for m in messages), messages
+    assert all(0 <= (r.percentage or 0) <= 100 for r in middle)
+    assert isinstance(reports[-1], WorkDoneProgressEnd)
+
+    # diagnostics from the first run: on the function and on the failing asserts, linked
+    on_function = client.diagnostics[uri]
+    on_tests = client.diagnostics[test_uri]
+    assert {d.data["nodeid"] for d in on_function} == {
+        "tests/test_calc.py::test_mean_of_two",
+        "tests/test_calc.py::test_mean_of_one",
+    }
+    two = next(d for d in on_function if d.data["nodeid"].endswith("test_mean_of_two"))
+    assert two.source == "selfdebug" and two.severity == 1
+    assert two.range.start.line == 3  # `def mean`: no frame inside the function
+    assert "expected 3" in two.message and "test_mean_of_two" in two.message
+    assert two.related_information[0].location.uri == test_uri
+    test_two = next(d for d in on_tests if d.data["nodeid"].endswith("test_mean_of_two"))
+    assert test_two.range.start.line == 4  # `assert mean([2, 4]) == 3`
+    assert test_two.related_information[0].location.uri == uri
+
+    # the fix: one confirmable, versioned edit limited to the function
+    (sent,) = client.edits
+    (change,) = sent.edit.document_changes
+    assert change.text_document.uri == uri and change.text_document.version == 1
+    (edit,) = change.edits
+    assert (edit.range.start.line, edit.range.start.character) == (3, 0)
+    assert edit.range.end.line == 7
+    annotation = sent.edit.change_annotations[edit.annotation_id]
+    assert annotation.needs_confirmation is True
+    assert "mean" in annotation.label and "divided" in annotation.description
+    ws.change(uri, edit.range, edit.new_text)
+    assert "return total / len(values)" in ws.texts[uri]
+    assert "def clamp" in ws.texts[uri]  # the rest of the file is untouched
+
+    # the report and the command's answer
+    (report,) = client.reports
+    assert report["success"] is True and report["applied"] is True
+    assert (
+        report["qualname"] == "mean" and "-    return total / (len(values) + 1)" in report["diff"]
+    )
+    assert Path(report["reportPath"]).is_file() and "# Self-debug `mean`" in report["markdown"]
+    assert Path(report["transcriptPath"]).parent == Path(report["reportPath"]).parent
+    assert result["applied"] is True and result["stopReason"] == "passed"
+
+    # the edit touched the function: its diagnostics go away, in both files
+    await client.until(lambda: client.diagnostics.get(uri) == [])
+    await client.until(lambda: client.diagnostics.get(test_uri) == [])
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+async def test_cancel_stops_the_session_and_kills_the_tests_within_a_second(start):
+    ws = await start(
+        script={"replies": [FIX_REPLY]},
+        settings={"testSelection": [f"tests/test_settle.py::{CANCEL_MARKER}"], "testTimeout": 120},
+    )
+    client = ws.client
+    uri = ws.open("calc.py")
+    session = asyncio.ensure_future(
+        ws.command("selfdebug.selfDebug", {"uri": uri, "qualname": "settle"})
+    )
+    token = await client.until(
+        lambda: next(
+            (
+                t
+                for t, reports in client.progress_reports.items()
+                if any("running 1 tests" in (getattr(r, "message", "") or "") for r in reports)
+            ),
+            None,
+        )
+    )
+    # the test process is up (it sleeps 60 s)
+    deadline = time.monotonic() + 30
+    while not _processes_with(CANCEL_MARKER):
+        assert time.monotonic() < deadline, "the test process never started"
+        await asyncio.sleep(0.05)  # polling the OS process table: there is no event to wait for
+
+    cancelled_at = time.monotonic()
+    client.window_work_done_progress_cancel(WorkDoneProgressCancelParams(token=token))
+    result = await asyncio.wait_for(session, 5)
+    elapsed = time.monotonic() - cancelled_at
+    assert elapsed < 1.0, f"session took {elapsed:.2f}s to stop"
+    assert not _processes_with(CANCEL_MARKER), "the test process survived the cancel"
+    assert result["stopReason"] == "cancelled"
+    assert client.edits == []
+    assert isinstance(client.progress_reports[token][-1], WorkDoneProgressEnd)
+    # the server is still fine
+    assert await ws.actions(uri, 20, 8)
+
+
+async def test_stale_fix_is_refused_when_the_document_changed(start):
+    ws = await start(
+        script={"replies": [FIX_REPLY], "delay_s": 2.0},
+        settings={"maxTurns": 1, "mode": "ut"},
+    )
+    client = ws.client
+    uri = ws.open("calc.py")
+    session = asyncio.ensure_future(
+        ws.command("selfdebug.selfDebug", {"uri": uri, "qualname": "mean", "version": 1})
+    )
+    # wait until the model is being asked (the tests ran already), then the user types
+    await client.until(
+        lambda: any(
+            (getattr(r, "message", "") or "").startswith("turn 1/1")
+            for reports in client.progress_reports.values()
+            for r in reports
+        )
+    )
+    ws.change(uri, Range(Position(line=5, character=4), Position(line=5, character=4)), "# x\n    ")
+    result = await asyncio.wait_for(session, 60)
+    assert client.edits == []  # nothing was sent: 0 bytes changed
+    assert result["applied"] is False and "changed during the session" in result["note"]
+    assert any("not applied" in m.message for m in client.messages)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        [],
+        [{"uri": 5, "qualname": "mean"}],
+        [{"uri": "file:///nowhere.py"}],  # neither qualname nor position
+        [{"uri": "file:///nowhere.py", "qualname": "f", "colour": "red"}],
+        [{"uri": "file:///x.py", "qualname": "f"}, {"extra": 1}],
+        ["file:///x.py"],
+    ],
+)
+async def test_bad_arguments_are_answered_with_an_error_quickly(start, arguments):
+    ws = await start()
+    started = time.monotonic()
+    with pytest.raises(JsonRpcException) as error:
+        await asyncio.wait_for(ws.command("selfdebug.selfDebug", *arguments), 1.0)
+    assert time.monotonic() - started < 1.0
+    assert "-32602" in str(error.value) or "Invalid" in repr(error.value) or error.value
+
+
+async def test_missing_function_and_unknown_command_are_errors(start):
+    ws = await start()
+    uri = ws.open("calc.py")
+    for name, argument in [
+        ("selfdebug.selfDebug", {"uri": uri, "qualname": "no_such_function"}),
+        ("selfdebug.runTests", {"uri": uri, "position": {"line": 0, "character": 0}}),
+        ("selfdebug.noSuchCommand", {"uri": uri, "qualname": "mean"}),
+    ]:
+        with pytest.raises(JsonRpcException):
+            await asyncio.wait_for(ws.command(name, argument), 1.0)
+
+
+async def test_run_tests_by_position_publishes_and_clears(start):
+    ws = await start()
+    client = ws.client
+    uri = ws.open("calc.py")
+    result = await ws.command(
+        "selfdebug.runTests", {"uri": uri, "position": {"line": 7, "character": 10}}
+    )
+    assert (result["qualname"], result["passed"], result["total"]) == ("mean", 0, 2)
+    assert len(client.diagnostics[uri]) == 2
+    # a passing function: clamp's tests pass, nothing published for it
+    result = await ws.command("selfdebug.runTests", {"uri": uri, "qualname": "clamp"})
+    assert (result["passed"], result["total"]) == (1, 1)
+    assert len(client.diagnostics[uri]) == 2  # mean's diagnostics stay
+    # an edit outside `mean` keeps them, an edit inside clears them
+    ws.change(uri, Range(Position(line=11, character=4), Position(line=11, character=4)), " ")
+    ws.change(uri, Range(Position(line=5, character=4), Position(line=5, character=4)), "# x\n    ")
+    await client.until(lambda: client.diagnostics.get(uri) == [])
+
+
+async def test_configuration_round_trip_and_invalid_values(start):
+    ws = await start(
+        initialization_options={"selfdebug": {"mode": "simple"}},
+        settings={"mode": "magic"},
+    )
+    client = ws.client
+    uri = ws.open("calc.py")
+    assert commands_of(await ws.actions(uri, 6, 8))[0][2]["mode"] == "simple"
+
+    folder = ws.uri("")
+    client.set_configuration({"mode": "ut", "maxTurns": -1}, section="selfdebug", scope_uri=folder)
+    client.workspace_did_change_configuration(DidChangeConfigurationParams(settings=None))
+    message = await client.until(
+        lambda: next((m for m in client.messages if "maxTurns" in m.message), None)
+    )
+    assert "default" in message.message
+    assert any("maxTurns" in m.message for m in client.log_messages)
+    assert commands_of(await ws.actions(uri, 6, 8))[0][2]["mode"] == "ut"
