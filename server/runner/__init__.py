@@ -1,1 +1,24 @@
 """Find a function's tests and run them in a sealed shadow copy of the project."""
+
+from selfdebug.server.runner.discover import DiscoveryError, TestCandidate, find_tests
+from selfdebug.server.runner.project import find_project_root
+from selfdebug.server.runner.results import Frame, ProbeRecord, RunResult, TestResult
+from selfdebug.server.runner.runner import CollectError, CollectResult, ProjectRunner
+from selfdebug.server.runner.settings import RunnerSettings
+from selfdebug.server.runner.shadow import ShadowCopy
+
+__all__ = [
+    "CollectError",
+    "CollectResult",
+    "DiscoveryError",
+    "Frame",
+    "ProbeRecord",
+    "ProjectRunner",
+    "RunResult",
+    "RunnerSettings",
+    "ShadowCopy",
+    "TestCandidate",
+    "TestResult",
+    "find_project_root",
+    "find_tests",
+]

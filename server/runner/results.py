@@ -62,6 +62,7 @@ class RunResult:
     cancelled: bool = False
     error: str = ""  # a run-level problem (collection error, interpreter without pytest...)
     exit_code: int | None = None
+    notes: list[str] = field(default_factory=list)  # e.g. "pytest-timeout missing: watchdog only"
 
     @property
     def passed(self) -> int:

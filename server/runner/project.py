@@ -1,0 +1,93 @@
+"""Where a project starts and which Python runs its tests.
+
+Tests must run with the project's own interpreter (its dependencies, its pytest plugins), so we
+look for the project's virtualenv before falling back to the interpreter running selfdebug.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini", ".git")
+VENV_DIRS = (".venv", "venv", "env", ".env")
+
+
+def find_project_root(file: Path | str) -> Path:
+    """The nearest ancestor directory of `file` holding a project marker (pyproject.toml,
+    setup.cfg, setup.py, pytest.ini, tox.ini or .git); the file's own directory when none."""
+    path = Path(file).resolve()
+    start = path if path.is_dir() else path.parent
+    for directory in (start, *start.parents):
+        if any((directory / marker).exists() for marker in ROOT_MARKERS):
+            return directory
+    return start
+
+
+def resolve_interpreter(project_root: Path, configured: str | None) -> Path:
+    """The configured interpreter, else the project's virtualenv python, else our own."""
+    if configured:
+        return Path(configured)
+    for name in VENV_DIRS:
+        for candidate in (
+            project_root / name / "bin" / "python",
+            project_root / name / "Scripts" / "python.exe",
+        ):
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return candidate
+    return Path(sys.executable)
+
+
+@dataclass(frozen=True)
+class InterpreterInfo:
+    path: Path
+    ok: bool  # runs and has pytest
+    pytest_version: str = ""
+    has_timeout_plugin: bool = False
+    problem: str = ""  # a message for the user when not ok
+
+
+_PROBE = (
+    "import sys\n"
+    "try:\n"
+    "    import pytest\n"
+    "except Exception as e:\n"
+    "    print('NO_PYTEST', type(e).__name__); sys.exit(0)\n"
+    "try:\n"
+    "    import pytest_timeout\n"
+    "    t = 1\n"
+    "except Exception:\n"
+    "    t = 0\n"
+    "print('OK', pytest.__version__, t)\n"
+)
+
+
+@functools.lru_cache(maxsize=16)
+def inspect_interpreter(path: Path) -> InterpreterInfo:
+    """Check once per interpreter that it runs and has pytest (and pytest-timeout)."""
+    install_hint = f"install it with: {path} -m pip install pytest pytest-timeout"
+    if not path.exists():
+        return InterpreterInfo(path, False, problem=f"interpreter {path} does not exist")
+    try:
+        completed = subprocess.run(
+            [str(path), "-I", "-c", _PROBE],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return InterpreterInfo(path, False, problem=f"cannot run interpreter {path}: {error}")
+    words = completed.stdout.split()
+    if not words or words[0] not in ("OK", "NO_PYTEST"):
+        detail = (completed.stderr or completed.stdout).strip().splitlines()[-1:] or ["no output"]
+        return InterpreterInfo(path, False, problem=f"interpreter {path} failed: {detail[0]}")
+    if words[0] == "NO_PYTEST":
+        return InterpreterInfo(
+            path, False, problem=f"pytest is not installed in {path}; " + install_hint
+        )
+    return InterpreterInfo(path, True, pytest_version=words[1], has_timeout_plugin=words[2] == "1")

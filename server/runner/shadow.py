@@ -1,0 +1,202 @@
+"""A private copy of the project where tests run, so the user's tree is never written.
+
+Kept across runs: each `sync()` rewrites only files whose source changed (mtime + size) and
+repairs anything a test changed or created in the copy, so every run starts from the user's tree
+exactly. `overrides` (a candidate fix, an instrumented file, an unsaved buffer) are written for
+one run and undone afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+# Directory names never copied: version control, virtualenvs, dependencies, build outputs, caches.
+SKIP_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", ".jj", ".venv", "venv", "node_modules", "__pycache__",
+        ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".nox", ".eggs", "build", "dist",
+        ".idea", ".cache", "htmlcov", ".hypothesis", "site-packages",
+    }
+)  # fmt: skip
+SKIP_SUFFIXES = (".pyc", ".pyo", ".egg-info", ".dist-info")
+MAX_FILE_BYTES = 50 * 1024 * 1024
+
+Signature = tuple[int, int]  # (mtime_ns, size)
+
+
+@dataclass
+class SyncStats:
+    files: int  # files in the copy after the sync
+    copied: int  # files (re)written
+    removed: int  # stale files deleted from the copy
+    seconds: float
+
+
+def _skip_dir(entry: os.DirEntry[str]) -> bool:
+    name = entry.name
+    if name in SKIP_DIRS or name.endswith(SKIP_SUFFIXES):
+        return True
+    # any virtualenv, whatever its name
+    return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+
+
+class ShadowCopy:
+    """A copy of `project_root` under a temp dir; `root` is the copy's project root."""
+
+    def __init__(self, project_root: Path, base_dir: Path | None = None) -> None:
+        self.project_root = Path(project_root).resolve()
+        self._own_base = base_dir is None
+        base = Path(base_dir) if base_dir else Path(tempfile.mkdtemp(prefix="selfdebug-shadow-"))
+        # Keep the project's directory name so paths in messages read naturally.
+        self.root = base / (self.project_root.name or "project")
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._base = base
+        # relpath -> (signature of the user's file, signature of our copy)
+        self._state: dict[str, tuple[Signature, Signature]] = {}
+        self._dirs: set[str] = set()
+
+    # -- path mapping -------------------------------------------------------------------------
+    def to_user(self, path: str | Path) -> Path | None:
+        """The user's path for a path inside the copy (None when outside it)."""
+        text = os.path.abspath(str(path))
+        root = str(self.root)
+        if text == root:
+            return self.project_root
+        if text.startswith(root + os.sep):
+            return self.project_root / text[len(root) + 1 :]
+        return None
+
+    def to_shadow(self, path: str | Path) -> Path:
+        rel = Path(path).resolve().relative_to(self.project_root)
+        return self.root / rel
+
+    # -- syncing ------------------------------------------------------------------------------
+    def _scan_user(self) -> tuple[dict[str, tuple[str, Signature]], set[str]]:
+        files: dict[str, tuple[str, Signature]] = {}
+        dirs: set[str] = set()
+        stack = [("", str(self.project_root))]
+        while stack:
+            rel_dir, abs_dir = stack.pop()
+            try:
+                entries = list(os.scandir(abs_dir))
+            except OSError:
+                continue
+            for entry in entries:
+                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if not _skip_dir(entry):
+                            dirs.add(rel)
+                            stack.append((rel, entry.path))
+                        continue
+                    if entry.name.endswith(SKIP_SUFFIXES):
+                        continue
+                    st = entry.stat(follow_symlinks=True)  # a symlinked file is copied as content
+                except OSError:
+                    continue
+                if not entry.is_file(follow_symlinks=True) or st.st_size > MAX_FILE_BYTES:
+                    continue
+                files[rel] = (entry.path, (st.st_mtime_ns, st.st_size))
+        return files, dirs
+
+    def _scan_copy(self) -> tuple[dict[str, Signature], set[str]]:
+        files: dict[str, Signature] = {}
+        dirs: set[str] = set()
+        stack = [("", str(self.root))]
+        while stack:
+            rel_dir, abs_dir = stack.pop()
+            try:
+                entries = list(os.scandir(abs_dir))
+            except OSError:
+                continue
+            for entry in entries:
+                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        dirs.add(rel)
+                        stack.append((rel, entry.path))
+                        continue
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                files[rel] = (
+                    (st.st_mtime_ns, st.st_size)
+                    if entry.is_file(follow_symlinks=False)
+                    else (-1, -1)
+                )
+        return files, dirs
+
+    def sync(self) -> SyncStats:
+        """Make the copy equal to the user's tree (minus skipped dirs); cheap if little changed."""
+        started = time.perf_counter()
+        user_files, user_dirs = self._scan_user()
+        copy_files, copy_dirs = self._scan_copy()
+        removed = 0
+        # Remove what the user deleted or a test created (files first, then dirs deepest first).
+        for rel in copy_files.keys() - user_files.keys():
+            _remove(self.root / rel)
+            self._state.pop(rel, None)
+            removed += 1
+        for rel in sorted(copy_dirs - user_dirs, key=len, reverse=True):
+            _remove(self.root / rel)
+        for rel in sorted(user_dirs - copy_dirs, key=len):
+            (self.root / rel).mkdir(parents=True, exist_ok=True)
+        copied = 0
+        for rel, (source, user_sig) in user_files.items():
+            known = self._state.get(rel)
+            if known and known[0] == user_sig and copy_files.get(rel) == known[1]:
+                continue
+            target = self.root / rel
+            try:
+                if target.is_symlink() or not target.is_file():
+                    _remove(target)
+                shutil.copyfile(source, target)
+                st = target.stat()
+            except OSError:
+                continue
+            self._state[rel] = (user_sig, (st.st_mtime_ns, st.st_size))
+            copied += 1
+        self._dirs = user_dirs
+        return SyncStats(len(user_files), copied, removed, time.perf_counter() - started)
+
+    @contextlib.contextmanager
+    def overridden(self, overrides: Mapping[Path, str] | None) -> Iterator[dict[Path, Path]]:
+        """Write `overrides` (user path -> text) into the copy for the duration of the block.
+
+        Yields shadow path -> user path for the files written. The next `sync()` restores them
+        (their copy signature no longer matches), so no explicit undo can be forgotten.
+        """
+        written: dict[Path, Path] = {}
+        for user_path, text in (overrides or {}).items():
+            target = self.to_shadow(user_path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.is_symlink():
+                target.unlink()
+            target.write_text(text, encoding="utf-8")
+            written[target] = Path(user_path).resolve()
+        try:
+            yield written
+        finally:
+            for target in written:
+                rel = target.relative_to(self.root).as_posix()
+                self._state.pop(rel, None)  # force a re-copy (or removal) at the next sync
+
+    def close(self) -> None:
+        shutil.rmtree(self._base if self._own_base else self.root, ignore_errors=True)
+
+
+def _remove(path: Path) -> None:
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
