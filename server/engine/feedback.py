@@ -107,7 +107,7 @@ def _find_test_node(tree: ast.Module, names: list[str]) -> ast.AST | None:
     return node
 
 
-def test_source(project_root: Path, nodeid: str) -> str:
+def source_of_test(project_root: Path, nodeid: str) -> str:
     """The source of the test function a node id names ("" when it cannot be found)."""
     path_part, _, rest = nodeid.partition("::")
     names = [part.split("[", 1)[0] for part in rest.split("::") if part]

@@ -38,7 +38,7 @@ CHAT_SEPARATOR = "----- user -----"
 
 
 @dataclass
-class TestShown:
+class ShownTest:
     nodeid: str
     source: str
 
@@ -52,7 +52,7 @@ class PromptVars:
     file: str  # path shown to the model (relative to the project)
     code: str  # the current function, dedented
     class_name: str = ""
-    tests: list[TestShown] = field(default_factory=list)
+    tests: list[ShownTest] = field(default_factory=list)
     tally: str = ""  # "1/3"
     failures: str = ""  # formatted failing tests (feedback.py)
     check_error: str = ""  # why the previous answer was rejected

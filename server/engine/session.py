@@ -26,7 +26,7 @@ from selfdebug.server.engine import feedback
 from selfdebug.server.engine.candidate import Candidate, check_candidate, extract_code
 from selfdebug.server.engine.diffing import unified_diff
 from selfdebug.server.engine.modes import MODE_SPECS, ModeSpec, resolve_mode
-from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, TestShown
+from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, ShownTest
 from selfdebug.server.engine.target import TargetFunction, TargetNotFound, locate
 from selfdebug.server.engine.transcript import Transcript
 from selfdebug.server.engine.types import (
@@ -118,7 +118,7 @@ class Session:
         self.spec: ModeSpec = MODE_SPECS["explain"]
         self.source = ""
         self.target: TargetFunction | None = None
-        self.tests_shown: list[TestShown] = []
+        self.tests_shown: list[ShownTest] = []
         self.chosen_before: RunResult | None = None
         self.wider_before: RunResult | None = None
         self.current_code = ""
@@ -413,7 +413,7 @@ class Session:
             raise _Stop("error", f"{self.label}: {error}")
         self.current_code = self.target.code
         self.tests_shown = [
-            TestShown(nodeid, feedback.test_source(Path(request.project_root), nodeid))
+            ShownTest(nodeid, feedback.source_of_test(Path(request.project_root), nodeid))
             for nodeid in request.tests
         ]
         self.transcript.write(

@@ -1,0 +1,198 @@
+"""Candidate extraction and structural checks, the function's place in its file, the vote and
+the feedback text: the engine's pure parts, on real source text."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from selfdebug.server.engine.candidate import check_candidate, extract_code, extract_explanation
+from selfdebug.server.engine.diffing import unified_diff
+from selfdebug.server.engine.feedback import describe_failure, format_log, source_of_test
+from selfdebug.server.engine.target import TargetNotFound, locate
+from selfdebug.server.engine.vote import Scored, choose
+from selfdebug.server.runner import results
+
+FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "sumproj"
+SOURCE = (FIXTURE / "calc.py").read_text()
+GOOD = (
+    "def sum_to(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n"
+    "    return total\n"
+)
+
+
+def fenced(code: str, before: str = "Bug: off by one.\n") -> str:
+    return f"{before}```python\n{code}```\n"
+
+
+def test_locate_function_and_method():
+    function = locate(SOURCE, "sum_to")
+    assert function.code.startswith("def sum_to(n):")
+    assert function.indent == "" and function.class_name == ""
+    method = locate(SOURCE, "Counter.add_all")
+    assert method.class_name == "Counter" and method.indent == "    "
+    assert method.code.startswith("def add_all(self, values):")  # dedented
+    with pytest.raises(TargetNotFound):
+        locate(SOURCE, "Counter.nothing")
+    with pytest.raises(TargetNotFound):
+        locate("def broken(:\n", "broken")
+
+
+def test_good_candidate_replaces_only_the_function():
+    target = locate(SOURCE, "sum_to")
+    candidate = check_candidate(fenced(GOOD), target, SOURCE)
+    assert candidate.ok, candidate.problem
+    assert candidate.explanation == "off by one."
+    new_lines, old_lines = candidate.new_source.splitlines(), SOURCE.splitlines()
+    tail = len(old_lines) - target.end_line
+    assert new_lines[: target.start_line] == old_lines[: target.start_line]
+    assert new_lines[-tail:] == old_lines[-tail:]
+    assert new_lines[target.start_line : len(new_lines) - tail] == GOOD.splitlines()
+    assert "class Counter:" in candidate.new_source  # the rest of the file is kept
+    ast.parse(candidate.new_source)
+
+
+def test_method_candidate_is_reindented_with_or_without_its_class():
+    target = locate(SOURCE, "Counter.add_all")
+    method = (
+        "def add_all(self, values):\n    for value in values:\n        self.count += value\n"
+        "    return self.count\n"
+    )
+    bare = check_candidate(fenced(method), target, SOURCE)
+    wrapped = check_candidate(
+        fenced("class Counter:\n" + "".join("    " + line + "\n" for line in method.splitlines())),
+        target,
+        SOURCE,
+    )
+    for candidate in (bare, wrapped):
+        assert candidate.ok, candidate.problem
+        assert (
+            "    def add_all(self, values):\n        for value in values:\n" in candidate.new_source
+        )
+        tree = ast.parse(candidate.new_source)
+        counter = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+        assert [f.name for f in counter.body] == ["__init__", "add_all"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ("I think the loop is wrong.", "holds no code"),
+        (fenced("def sum_to(n):\n    return (\n"), "does not parse"),
+        (fenced("def other(n):\n    return n\n"), "exactly one function, `sum_to`"),
+        (fenced("import os\n\n" + GOOD), "changes code outside the function"),
+        (fenced(GOOD + "\nprint(sum_to(3))\n"), "changes code outside the function"),
+        (fenced(GOOD.replace("total = 0", "total = 0  # \u202e")), "bidirectional"),
+        (fenced(GOOD.replace("total = 0", "tot\u200bal = 0")), "invisible"),
+    ],
+)
+def test_bad_candidates_are_rejected_with_a_reason(reply, problem):
+    candidate = check_candidate(reply, locate(SOURCE, "sum_to"), SOURCE)
+    assert not candidate.ok
+    assert problem in candidate.problem
+
+
+def test_probe_detector_rejects_our_probes():
+    marker = "__selfdebug_probe__"
+    candidate = check_candidate(
+        fenced(GOOD.replace("total = 0", f"total = 0\n    {marker}('p1')")),
+        locate(SOURCE, "sum_to"),
+        SOURCE,
+        contains_probes=lambda code: marker in code,
+    )
+    assert "probes" in candidate.problem
+
+
+def test_new_risky_calls_are_flagged_not_rejected():
+    code = GOOD.replace("    total = 0\n", "    import subprocess\n    total = 0\n")
+    candidate = check_candidate(fenced(code), locate(SOURCE, "sum_to"), SOURCE)
+    assert candidate.ok
+    assert candidate.warnings == ["the candidate newly uses subprocess"]
+
+
+def test_completion_reply_is_cut_at_the_fence_and_trailing_text():
+    reply = GOOD[len("") :] + "```\n### Bug\nThe range misses n.\n"
+    assert extract_code(reply, "sum_to", opened_fence=True) == GOOD
+    assert extract_explanation(reply, GOOD, opened_fence=True) == "The range misses n."
+    rambling = GOOD + "\nThis fixes it.\ndef test_x():\n    pass\n"
+    assert extract_code(rambling, "sum_to", opened_fence=True) == GOOD
+
+
+def test_fenced_block_defining_the_function_wins():
+    reply = "Example:\n```python\nprint(1)\n```\nFix:\n```python\n" + GOOD + "```"
+    assert extract_code(reply, "sum_to", opened_fence=False) == GOOD
+
+
+def _run(*outcomes: tuple[str, str, str | None]) -> results.RunResult:
+    return results.RunResult(
+        tests=[
+            results.TestResult(nodeid=n, outcome=o, assert_left=left) for n, o, left in outcomes
+        ],  # type: ignore[arg-type]
+        isolation="rlimits",
+        duration=0.1,
+    )
+
+
+def test_vote_prefers_most_passed_then_the_largest_behaviour_group():
+    lone = _run(("a", "passed", None), ("b", "failed", "3"))
+    same_1 = _run(("a", "failed", "0"), ("b", "passed", None))
+    same_2 = _run(("a", "failed", "0"), ("b", "passed", None))
+    picked = choose([Scored(0, lone), Scored(1, same_1), Scored(2, same_2)])
+    assert picked is not None and picked.index == 1
+    better = _run(("a", "passed", None), ("b", "passed", None))
+    picked = choose([Scored(0, lone), Scored(1, same_1), Scored(2, better)])
+    assert picked is not None and picked.index == 2
+    assert choose([]) is None
+
+
+def test_failure_text_has_got_and_expected_and_the_raising_line(tmp_path):
+    target = locate(SOURCE, "sum_to")
+    calc = FIXTURE / "calc.py"
+    failed = results.TestResult(
+        nodeid="check_calc.py::test_sum_to_three",
+        outcome="failed",
+        exc_type="AssertionError",
+        assert_left="3",
+        assert_right="6",
+        assert_op="==",
+        frames=[
+            results.Frame(
+                str(FIXTURE / "check_calc.py"), 5, "test_sum_to_three", "assert sum_to(3) == 6"
+            )
+        ],
+    )
+    text = describe_failure(failed, target, calc)
+    assert "`assert sum_to(3) == 6` got 3, expected 6" in text
+    raised = results.TestResult(
+        nodeid="check_calc.py::test_x",
+        outcome="failed",
+        exc_type="TypeError",
+        message="bad operand",
+        frames=[results.Frame(str(calc), target.start_line + 4, "sum_to", "total += i")],
+    )
+    assert "raised at line 4 of `sum_to`: `total += i`" in describe_failure(raised, target, calc)
+
+
+def test_test_source_is_read_from_the_test_file():
+    source = source_of_test(FIXTURE, "check_calc.py::test_sum_to_three")
+    assert source == "def test_sum_to_three():\n    assert sum_to(3) == 6"
+    assert source_of_test(FIXTURE, "check_calc.py::nope") == ""
+
+
+def test_log_is_relative_to_the_function_and_truncated_with_a_marker():
+    records = [
+        results.ProbeRecord(probe=f"p{i}", line=11, kind="loop", values={"i": str(i)})
+        for i in range(50)
+    ]
+    log = format_log(records, first_line_0based=3, limit_chars=60)
+    assert log.splitlines()[0] == "line 8: i=0"
+    assert log.splitlines()[-1].startswith("...[log truncated:")
+    printed = [results.ProbeRecord(probe="m", line=6, kind="print", values={}, text="total 3\n")]
+    assert format_log(printed, 3, 1000) == "line 3: total 3"
+
+
+def test_unified_diff_names_the_file():
+    diff = unified_diff("a\nb\n", "a\nc\n", "pkg/mod.py")
+    assert diff.startswith("--- a/pkg/mod.py\n+++ b/pkg/mod.py\n")
+    assert "-b\n+c\n" in diff
