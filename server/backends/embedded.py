@@ -15,11 +15,15 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 from selfdebug.server.backends.base import BackendConfigError
 
 INSTALL_HINT = "pip install 'selfdebug[llama]'"
 CACHE_DIR_ENV = "SELFDEBUG_MODEL_CACHE"  # optional override of the folder holding the GGUF
+# Gemma 3 270M (not -it) is a base model: its GGUF has no chat template, so few-shot completion
+# prompts fit it. Known without assembling the file; a model test checks it against the file.
+EMBEDDED_PROMPT_FORM: Literal["completion"] = "completion"
 
 Notice = Callable[[str], None]
 Progress = Callable[[int, int], None]  # (bytes written, total bytes)

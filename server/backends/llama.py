@@ -12,6 +12,7 @@ abort callback stops it inside a long prompt evaluation too.
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 import time
 from collections.abc import Callable
@@ -29,12 +30,15 @@ from selfdebug.server.backends.base import (
     Usage,
 )
 from selfdebug.server.backends.embedded import (
+    EMBEDDED_PROMPT_FORM,
+    INSTALL_HINT,
     Notice,
     Progress,
     embedded_model_path,
     stderr_notice,
     stderr_progress,
 )
+from selfdebug.server.backends.gguf_meta import CHAT_TEMPLATE_KEY, read_string_metadata
 from selfdebug.server.backends.guard import CallGuard
 from selfdebug.server.backends.llama_loader import (
     LoadedModel,
@@ -81,13 +85,17 @@ class LlamaBackend:
         self._n_gpu_layers = n_gpu_layers
         self._n_ctx = n_ctx
         self._n_threads = n_threads
-        self._prompt_form_setting = prompt_form
         self._notice = notice
         self._progress = progress
         self._model: LoadedModel | None = None
         self._load_lock = threading.Lock()
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise BackendConfigError(
+                f"the local model backend needs llama-cpp-python; install it with: {INSTALL_HINT}"
+            )
         label = self._model_path.name if self._model_path else "embedded gemma-3-270m-q4_k_m"
         self.name = f"llama:{label}"
+        self.prompt_form: PromptForm = _prompt_form(self._model_path, prompt_form)
         self.usage = Usage()
 
     @classmethod
@@ -118,16 +126,6 @@ class LlamaBackend:
                 params = LoadParams(str(path.resolve()), gpu_layers, self._n_ctx, self._n_threads)
                 self._model = load_model(params)
             return self._model
-
-    @property
-    def prompt_form(self) -> PromptForm:
-        """Chat when the GGUF carries a chat template, else completion (base model); settings
-        may override. Auto-detection loads the model, so read it off the event loop."""
-        if self._prompt_form_setting == "chat":
-            return "chat"
-        if self._prompt_form_setting == "completion":
-            return "completion"
-        return "chat" if self.load().chat_template else "completion"
 
     def count_tokens(self, text: str) -> int:
         return len(self.load().llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
@@ -171,6 +169,22 @@ class LlamaBackend:
     def close(self) -> None:
         """The model stays cached for the process (other backends and later sessions reuse it)."""
         self._model = None
+
+
+def _prompt_form(model_path: Path | None, setting: str) -> PromptForm:
+    """Chat when the GGUF carries a chat template, else completion (a base model); the setting
+    overrides. Read from the file header: cheap, and no model load just to know this."""
+    if setting in ("chat", "completion"):
+        return "chat" if setting == "chat" else "completion"
+    if model_path is None:
+        return EMBEDDED_PROMPT_FORM
+    if not model_path.is_file():
+        raise BackendConfigError(f"model file not found: {model_path} (check the model path)")
+    try:
+        template = read_string_metadata(model_path, CHAT_TEMPLATE_KEY)
+    except (OSError, ValueError) as error:
+        raise BackendConfigError(f"cannot read the model file {model_path}: {error}")
+    return "chat" if template else "completion"
 
 
 def _tokenize(model: LoadedModel, request: CompletionRequest) -> _Prompt:
@@ -307,4 +321,7 @@ def _sample(
             raise guard.error(WHAT) from None
         raise BackendBadResponse(f"llama.cpp failed during generation: {error}") from None
     guard.raise_if_stopped(WHAT)
-    return _Sample("".join(pieces), counter.count, finish_reason, counter.first_at)
+    # llama-cpp-python 0.3.x consults stopping criteria once per sampled token (an end-of-text
+    # token included) and once more after its loop; tests pin max_tokens -> that many tokens.
+    generated = max(counter.count - 1, 0)
+    return _Sample("".join(pieces), generated, finish_reason, counter.first_at)

@@ -1,0 +1,81 @@
+"""make_backend: the scripted override, the local default, the endpoint and its consent rule."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from selfdebug.server.backends.base import Backend, BackendConfigError, CompletionRequest
+from selfdebug.server.backends.factory import make_backend
+from selfdebug.server.backends.llama import LlamaBackend
+from selfdebug.server.backends.openai_backend import OpenAIBackend
+from selfdebug.server.backends.scripted import SCRIPT_ENV, ScriptedBackend
+from selfdebug.server.backends.settings import BackendSettings
+
+
+def test_the_scripted_environment_variable_wins(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": ["turn {{REQUEST_NUMBER}}"]}))
+    settings = BackendSettings(backend="openai", endpoint_url="http://10.0.0.1/v1")
+    backend = make_backend(settings, env={SCRIPT_ENV: str(script)})
+    assert isinstance(backend, ScriptedBackend)
+    assert backend.complete(CompletionRequest(prompt="p")).text == "turn 1"
+
+
+def test_the_scripted_backend_follows_a_prompt_form_override(tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": ["x"], "prompt_form": "chat"}))
+    settings = BackendSettings(prompt_form="completion")
+    assert make_backend(settings, env={SCRIPT_ENV: str(script)}).prompt_form == "completion"
+
+
+def test_llama_on_the_embedded_model_is_the_default(tmp_path):
+    pytest.importorskip("llama_cpp")
+    env = {"SELFDEBUG_MODEL_CACHE": str(tmp_path)}  # nothing may be assembled here yet
+    backend = make_backend(BackendSettings(), env=env)
+    assert isinstance(backend, LlamaBackend)
+    assert isinstance(backend, Backend)
+    assert backend.name == "llama:embedded gemma-3-270m-q4_k_m"
+    assert backend.prompt_form == "completion"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_missing_model_file_is_reported_when_the_backend_is_made(tmp_path):
+    pytest.importorskip("llama_cpp")
+    with pytest.raises(BackendConfigError, match="model file not found"):
+        make_backend(BackendSettings(model_path=str(tmp_path / "absent.gguf")), env={})
+
+
+def test_a_prompt_form_setting_overrides_detection(tmp_path):
+    pytest.importorskip("llama_cpp")
+    settings = BackendSettings(model_path=str(tmp_path / "later.gguf"), prompt_form="chat")
+    assert make_backend(settings, env={}).prompt_form == "chat"
+
+
+def test_openai_settings_make_an_endpoint_backend():
+    settings = BackendSettings(
+        backend="openai", endpoint_url="http://127.0.0.1:8000/v1", model_name="m"
+    )
+    backend = make_backend(settings, env={})
+    assert isinstance(backend, OpenAIBackend)
+    assert backend.prompt_form == "chat"
+
+
+def test_openai_completion_form_can_be_chosen():
+    settings = BackendSettings(
+        backend="openai", endpoint_url="http://127.0.0.1:8000/v1", prompt_form="completion"
+    )
+    assert make_backend(settings, env={}).prompt_form == "completion"
+
+
+def test_remote_endpoint_without_consent_fails_in_the_factory():
+    settings = BackendSettings(backend="openai", endpoint_url="https://api.example.com/v1")
+    with pytest.raises(BackendConfigError, match="allow_remote"):
+        make_backend(settings, env={"OPENAI_API_KEY": "sk-test"})
+
+
+def test_unknown_backend_is_a_config_error():
+    settings = BackendSettings()
+    settings.backend = "gpt-magic"  # type: ignore[assignment]
+    with pytest.raises(BackendConfigError, match="unknown backend"):
+        make_backend(settings, env={})
