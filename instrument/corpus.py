@@ -1,0 +1,153 @@
+"""The running interpreter's standard library as a test corpus for instrument + strip.
+
+Shared by the test suite (a fixed sample), `scripts/stdlib_roundtrip.py` (everything) and
+`selfdebug bench instrument` (timings). A file counts as *unparseable* when tree-sitter or the
+interpreter itself rejects the original (lib2to3's Python 2 test data, deliberate bad-syntax
+tests, files in other encodings that the interpreter refuses); those are reported apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sysconfig
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import InstrumentError
+from .locate import FunctionLocation, list_functions
+from .probes import LEVELS, instrument_function
+from .source import parse
+from .strip import strip
+
+
+def stdlib_root() -> Path:
+    return Path(sysconfig.get_paths()["stdlib"])
+
+
+def stdlib_files(root: Path | None = None) -> list[Path]:
+    """Every .py file of the standard library, sorted; third-party site-packages excluded."""
+    root = root or stdlib_root()
+    return sorted(
+        path
+        for path in root.rglob("*.py")
+        if not {"site-packages", "dist-packages"} & set(path.relative_to(root).parts)
+    )
+
+
+def sample_files(fraction: int = 8, salt: str = "selfdebug") -> list[Path]:
+    """A fixed, deterministic 1/`fraction` of the stdlib files (chosen by a hash of the path)."""
+    root = stdlib_root()
+    chosen = []
+    for path in stdlib_files(root):
+        digest = hashlib.sha256((salt + path.relative_to(root).as_posix()).encode()).digest()
+        if digest[0] % fraction == 0:
+            chosen.append(path)
+    return chosen
+
+
+@dataclass
+class Failure:
+    path: str
+    qualname: str
+    level: str
+    reason: str
+
+
+@dataclass
+class RoundTrip:
+    files: int = 0
+    unparseable: list[str] = field(default_factory=list)
+    functions: int = 0
+    checks: int = 0  # function x level
+    failures: list[Failure] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"files {self.files} (unparseable {len(self.unparseable)}), "
+            f"functions {self.functions}, instrument+compile+strip checks {self.checks}, "
+            f"failures {len(self.failures)}"
+        )
+
+
+def original_compiles(source: bytes, path: str) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(source, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return False
+    return True
+
+
+def check_function(
+    source: bytes, path: str, location: FunctionLocation, levels: Iterable[str] = LEVELS
+) -> list[Failure]:
+    """Instrument one function at each level: it must compile and strip back to `source`."""
+    failures = []
+    for level in levels:
+        try:
+            instrumented = instrument_function(source, location, level)
+        except InstrumentError as error:
+            failures.append(Failure(path, location.qualname, level, f"instrument: {error}"))
+            continue
+        if strip(instrumented) != source:
+            failures.append(Failure(path, location.qualname, level, "strip is not exact"))
+            continue
+        problem = _compile_problem(source, instrumented, path, location)
+        if problem:
+            failures.append(Failure(path, location.qualname, level, problem))
+    return failures
+
+
+def _compile_problem(
+    source: bytes, instrumented: bytes, path: str, location: FunctionLocation
+) -> str:
+    """Compile the instrumented function; cut out alone first (fast), else the whole file."""
+    added = instrumented.count(b"\n") - source.count(b"\n")
+    lines = instrumented.splitlines(keepends=True)
+    piece = b"".join(lines[location.start_line : location.end_line + added])
+    first = piece.lstrip(b"\r\n")
+    if first[:1] in (b" ", b"\t", b"\f"):
+        piece = b"if 1:\n" + piece
+    encoding = parse(source).encoding
+    if encoding not in ("utf-8", "utf-8-sig"):
+        piece = f"# -*- coding: {encoding} -*-\n".encode() + piece
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(piece, path, "exec", dont_inherit=True)
+            return ""
+        except (SyntaxError, ValueError):
+            pass  # maybe only out of context (`nonlocal`, `await` at module level...)
+        try:
+            compile(instrumented, path, "exec", dont_inherit=True)
+            return ""
+        except (SyntaxError, ValueError) as error:
+            return f"compile: {error}"
+
+
+def roundtrip(paths: Iterable[Path], levels: Iterable[str] = LEVELS, limit: int = 0) -> RoundTrip:
+    """Check every function of `paths` (or the first `limit` functions) at every level."""
+    result = RoundTrip()
+    levels = list(levels)
+    for path in paths:
+        source = path.read_bytes()
+        result.files += 1
+        try:
+            parsed = parse(source)
+            parsed.raise_if_error()
+        except InstrumentError:
+            result.unparseable.append(str(path))
+            continue
+        if not original_compiles(source, str(path)):
+            result.unparseable.append(str(path))
+            continue
+        for location in list_functions(source):
+            result.functions += 1
+            result.checks += len(levels)
+            result.failures += check_function(source, str(path), location, levels)
+            if limit and result.functions >= limit:
+                return result
+    return result

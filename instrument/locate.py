@@ -1,0 +1,181 @@
+"""Find a function in a source file: by qualified name, by cursor position, or all of them.
+
+A `FunctionLocation` carries byte offsets in the file's own bytes (for rewriting) and LSP ranges
+(UTF-16 columns, for the editor). Qualified names are dotted: `Class.method`, `outer.inner`
+(`outer.<locals>.inner` is accepted too); a `path.py::` prefix is ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any
+
+import tree_sitter
+
+from .errors import FunctionNotFound
+from .source import ParsedSource, language, parse
+
+
+@dataclass(frozen=True)
+class LspPosition:
+    line: int  # 0-based
+    character: int  # UTF-16 code units, as LSP counts them
+
+
+@dataclass(frozen=True)
+class LspRange:
+    start: LspPosition
+    end: LspPosition
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FunctionLocation:
+    """Where one `def` is. Byte offsets index the file's bytes; lines are 0-based."""
+
+    qualname: str  # "Class.method", "outer.inner"
+    name: str
+    start_byte: int  # first decorator (or the def itself when undecorated)
+    end_byte: int  # end of the last statement of the body
+    def_start_byte: int  # the `def` or `async` keyword
+    body_start_byte: int  # first statement of the body
+    start_line: int  # row of start_byte
+    def_line: int  # row of def_start_byte
+    end_line: int  # exclusive: the row after the last row of the function
+    is_async: bool
+    is_method: bool  # defined directly in a class body
+    decorator_count: int
+    one_line_body: bool  # `def f(): return 1`
+    lsp_range: LspRange  # whole function, decorators included
+    name_lsp_range: LspRange  # just the name (for code lenses and diagnostics)
+
+    def text(self, source: bytes) -> bytes:
+        return source[self.start_byte : self.end_byte]
+
+
+@lru_cache(maxsize=1)
+def _def_query() -> tree_sitter.Query:
+    return tree_sitter.Query(language(), "(function_definition) @def")
+
+
+def _function_nodes(parsed: ParsedSource) -> list[tree_sitter.Node]:
+    if parsed._function_nodes is None:
+        captures = tree_sitter.QueryCursor(_def_query()).captures(parsed.root)
+        parsed._function_nodes = sorted(captures.get("def", []), key=lambda node: node.start_byte)
+    return parsed._function_nodes
+
+
+def _qualname(node: tree_sitter.Node) -> str:
+    parts = []
+    current: tree_sitter.Node | None = node
+    while current is not None:
+        if current.type in ("function_definition", "class_definition"):
+            name = current.child_by_field_name("name")
+            parts.append(name.text.decode("utf-8", "replace") if name and name.text else "?")
+        current = current.parent
+    return ".".join(reversed(parts))
+
+
+def _enclosing_scope(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    current = node.parent
+    while current is not None and current.type not in ("function_definition", "class_definition"):
+        current = current.parent
+    return current
+
+
+def _location(parsed: ParsedSource, node: tree_sitter.Node) -> FunctionLocation:
+    outer = node.parent if node.parent and node.parent.type == "decorated_definition" else node
+    decorators = [c for c in outer.children if c.type == "decorator"] if outer is not node else []
+    body = node.child_by_field_name("body")
+    name = node.child_by_field_name("name")
+    assert body is not None and name is not None
+    first = next((c for c in body.named_children if c.type != "comment"), body)
+    scope = _enclosing_scope(node)
+
+    def lsp(start: tree_sitter.Point, end: tree_sitter.Point) -> LspRange:
+        return LspRange(
+            LspPosition(start.row, parsed.utf16_column(start.row, start.column)),
+            LspPosition(end.row, parsed.utf16_column(end.row, end.column)),
+        )
+
+    return FunctionLocation(
+        qualname=_qualname(node),
+        name=(name.text or b"").decode("utf-8", "replace"),
+        start_byte=parsed.to_data(outer.start_byte),
+        end_byte=parsed.to_data(node.end_byte),
+        def_start_byte=parsed.to_data(node.start_byte),
+        body_start_byte=parsed.to_data(first.start_byte),
+        start_line=outer.start_point.row,
+        def_line=node.start_point.row,
+        end_line=node.end_point.row + 1,
+        is_async=node.children[0].type == "async",
+        is_method=scope is not None and scope.type == "class_definition",
+        decorator_count=len(decorators),
+        one_line_body=first.start_point.row == node.start_point.row,
+        lsp_range=lsp(outer.start_point, node.end_point),
+        name_lsp_range=lsp(name.start_point, name.end_point),
+    )
+
+
+def normalize_qualname(target: str) -> str:
+    """`pkg/mod.py::A.f`, `A.f`, `outer.<locals>.inner` -> `A.f` / `outer.inner`."""
+    if "::" in target:
+        target = target.rsplit("::", 1)[1]
+    return ".".join(part for part in target.strip().split(".") if part != "<locals>")
+
+
+def find_function_node(parsed: ParsedSource, qualname: str) -> tree_sitter.Node:
+    """The first `def` with this qualified name (the one a reader meets first)."""
+    wanted = normalize_qualname(qualname)
+    nodes = _function_nodes(parsed)
+    for node in nodes:
+        if node.child_by_field_name("name") is not None and _qualname(node) == wanted:
+            parsed.raise_if_error(node)
+            return node
+    parsed.raise_if_error()  # the function may be hidden in code that does not parse
+    raise FunctionNotFound(wanted, [_qualname(node) for node in nodes])
+
+
+def locate_function(source: bytes, qualname: str) -> FunctionLocation:
+    """Locate `qualname` in `source`; raises FunctionNotFound or SourceSyntaxError."""
+    parsed = parse(source)
+    return _location(parsed, find_function_node(parsed, qualname))
+
+
+def locate_at(source: bytes, line0: int, utf16_col: int) -> FunctionLocation | None:
+    """The innermost function whose range (decorators included) holds the LSP position."""
+    parsed = parse(source)
+    if line0 < 0 or line0 > parsed.root.end_point.row:
+        return None
+    column = parsed.byte_column(line0, utf16_col)
+    start = parsed.row_start(line0)
+    end = parsed.utf8.find(b"\n", start)
+    line = parsed.utf8[start : len(parsed.utf8) if end < 0 else end]
+    indent = len(line) - len(line.lstrip(b" \t\f"))
+    point = (line0, max(column, indent))  # a cursor in the indentation means that line
+    node: tree_sitter.Node | None = parsed.root.descendant_for_point_range(point, point)
+    while node is not None:
+        if node.type == "function_definition":
+            break
+        if node.type == "decorated_definition":
+            definition = node.child_by_field_name("definition")
+            if definition is not None and definition.type == "function_definition":
+                node = definition
+                break
+        node = node.parent
+    if node is None or node.child_by_field_name("body") is None:
+        return None
+    return _location(parsed, node)
+
+
+def list_functions(source: bytes) -> list[FunctionLocation]:
+    """Every function in the file, in source order (nested ones included)."""
+    parsed = parse(source)
+    return [
+        _location(parsed, node)
+        for node in _function_nodes(parsed)
+        if node.child_by_field_name("name") is not None and node.child_by_field_name("body")
+    ]

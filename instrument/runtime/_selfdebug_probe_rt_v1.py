@@ -1,0 +1,260 @@
+"""Side channel for selfdebug probes; runs inside the USER's interpreter.
+
+This file is standalone on purpose: the code selfdebug inserts into a function imports it by this
+unique name from a folder the runner puts on PYTHONPATH, where the selfdebug package itself is not
+installed. Standard library only. Nothing here may raise into user code or write to stdout.
+
+Records are JSON lines appended to the file named by SELFDEBUG_PROBE_LOG:
+    {"probe": "3", "line": 12, "kind": "loop", "values": {"i": "4"}, "test": "...", "text": ""}
+Without SELFDEBUG_PROBE_LOG every entry point returns at once (and `watch` leaves the function
+untouched). Caps: SELFDEBUG_PROBE_MAX_HITS records per (test, probe) and SELFDEBUG_PROBE_MAX_BYTES
+in all; the first time a cap drops records one {"truncated": true, ...} line says so.
+"""
+
+import functools
+import inspect
+import io
+import json
+import linecache
+import os
+import reprlib
+import sys
+import threading
+
+MARKER = "# selfdebug-probe"  # ends every line selfdebug inserted (see selfdebug.instrument)
+REPR_LIMIT = 200
+
+_log_path = os.environ.get("SELFDEBUG_PROBE_LOG") or ""
+enabled = bool(_log_path)
+
+
+def _env_int(name, default):
+    try:
+        return max(1, int(os.environ.get(name, "")))
+    except ValueError:
+        return default
+
+
+_max_hits = _env_int("SELFDEBUG_PROBE_MAX_HITS", 50)
+_max_bytes = _env_int("SELFDEBUG_PROBE_MAX_BYTES", 256 * 1024)
+_lock = threading.RLock()
+_local = threading.local()  # .busy: a repr inside a probe called back into a probe
+_fd = None
+_written = 0
+_hits = {}  # (test, probe id) -> records written
+_hit_marked = set()  # (test, probe id) whose cap was already reported
+_closed = False  # the byte cap was reached: nothing more is written
+_repr = reprlib.Repr()
+_repr.maxstring = REPR_LIMIT
+_repr.maxother = REPR_LIMIT
+_repr.maxlevel = 3
+
+
+def _safe_repr(value):
+    try:
+        text = _repr.repr(value)
+    except BaseException as error:  # a user __repr__ may raise anything
+        try:
+            text = f"<repr failed: {type(error).__name__}>"
+        except BaseException:
+            text = "<repr failed>"
+    if not isinstance(text, str):
+        text = "<repr returned a non-string>"
+    if len(text) > REPR_LIMIT:
+        text = text[: REPR_LIMIT - 3] + "..."
+    return text
+
+
+def _write_line(obj):
+    """Append one JSON line; returns False when the byte cap closed the log."""
+    global _fd, _written, _closed
+    if _closed:
+        return False
+    line = (json.dumps(obj, ensure_ascii=True) + "\n").encode("ascii")
+    if _fd is None:
+        _fd = os.open(_log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    if _written + len(line) > _max_bytes:
+        _closed = True
+        marker = {"truncated": True, "reason": "max_bytes", "test": obj.get("test", "")}
+        os.write(_fd, (json.dumps(marker) + "\n").encode("ascii"))
+        return False
+    os.write(_fd, line)  # O_APPEND + one write per line: whole lines even across processes
+    _written += len(line)
+    return True
+
+
+def _record(probe_id, line, kind, values, text=""):
+    test = os.environ.get("SELFDEBUG_PROBE_TEST", "")
+    key = (test, probe_id)
+    count = _hits.get(key, 0)
+    if count >= _max_hits:
+        if key not in _hit_marked:
+            _hit_marked.add(key)
+            _write_line(
+                {
+                    "truncated": True,
+                    "reason": "max_hits",
+                    "probe": str(probe_id),
+                    "line": line,
+                    "test": test,
+                }
+            )
+        return
+    _hits[key] = count + 1
+    _write_line(
+        {
+            "probe": str(probe_id),
+            "line": line,
+            "kind": kind,
+            "values": values,
+            "test": test,
+            "text": text,
+        }
+    )
+
+
+def _guarded(fn):
+    """Run a probe body under the lock, never re-entering and never raising."""
+
+    @functools.wraps(fn)
+    def run(*args):
+        if getattr(_local, "busy", False):
+            return
+        _local.busy = True
+        try:
+            with _lock:
+                fn(*args)
+        except BaseException:
+            pass
+        finally:
+            _local.busy = False
+
+    return run
+
+
+def _lookup(frame, names):
+    code = frame.f_code
+    own = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+    local_values = frame.f_locals
+    values = {}
+    for name in names:
+        if name in local_values:
+            values[name] = _safe_repr(local_values[name])
+        elif name not in own and name in frame.f_globals:  # declared `global`
+            values[name] = _safe_repr(frame.f_globals[name])
+        else:
+            values[name] = "<unbound>"
+    return values
+
+
+@_guarded
+def _hit(frame, probe_id, line, kind, names, label):
+    values = _lookup(frame, names)
+    if label:
+        values[kind] = label
+    _record(probe_id, line, kind, values)
+
+
+def hit(probe_id, line, kind, names=(), label=""):
+    """A probe at a line: record the named local variables of the caller."""
+    if enabled:
+        _hit(sys._getframe(1), probe_id, line, kind, names, label)
+
+
+@_guarded
+def _ret(probe_id, line, value):
+    _record(probe_id, line, "return", {"return": _safe_repr(value)})
+
+
+def ret(probe_id, line, value, _marker=None):
+    """Wraps a `return` value: records it and gives it back (evaluated once, by the caller)."""
+    if enabled:
+        _ret(probe_id, line, value)
+    return value
+
+
+@_guarded
+def _print(probe_id, line, args, sep, end):
+    buffer = io.StringIO()
+    print(*args, sep=sep, end=end, file=buffer)
+    _record(probe_id, line, "print", {}, buffer.getvalue())
+
+
+def print_(probe_id, line, *args, sep=" ", end="\n", file=None, flush=False):
+    """A model-written print(): its text goes to the side channel, never to stdout."""
+    if enabled:
+        _print(probe_id, line, args, sep, end)
+
+
+def _original_line(filename, line):
+    """Instrumented line -> line in the original file (inserted lines end with MARKER)."""
+    inserted = 0
+    for text in linecache.getlines(filename)[: line - 1]:
+        if text.rstrip("\r\n").endswith(MARKER) and __name__ in text:
+            inserted += 1
+    return line - inserted
+
+
+@_guarded
+def _raised(probe_id, def_line, code, error):
+    values = {"exception": _safe_repr(error)}
+    line = def_line
+    tb = error.__traceback__
+    frame = None
+    while tb is not None:
+        if tb.tb_frame.f_code is code:
+            frame, lineno = tb.tb_frame, tb.tb_lineno
+        tb = tb.tb_next
+    if frame is not None:
+        line = _original_line(code.co_filename, lineno)
+        for name, value in frame.f_locals.items():
+            if name != __name__ and len(values) < 40:
+                values[name] = _safe_repr(value)
+    _record(probe_id, line, "raise", values)
+
+
+def watch(probe_id, def_line):
+    """Decorator placed innermost on the probed function: records an exception leaving it.
+
+    Without a log it returns the function itself, so an unprobed run is the original program.
+    Async generators are left alone (they cannot be proxied without changing their protocol).
+    """
+
+    def decorate(fn):
+        if not enabled or not hasattr(fn, "__code__"):
+            return fn
+        code = fn.__code__
+        if inspect.isasyncgenfunction(fn):
+            return fn
+        if inspect.iscoroutinefunction(fn):
+
+            async def wrapper(*args, **kwargs):
+                try:
+                    return await fn(*args, **kwargs)
+                except BaseException as error:
+                    _raised(probe_id, def_line, code, error)
+                    raise
+
+        elif inspect.isgeneratorfunction(fn):
+
+            def wrapper(*args, **kwargs):
+                try:
+                    return (yield from fn(*args, **kwargs))
+                except GeneratorExit:
+                    raise
+                except BaseException as error:
+                    _raised(probe_id, def_line, code, error)
+                    raise
+
+        else:
+
+            def wrapper(*args, **kwargs):
+                try:
+                    return fn(*args, **kwargs)
+                except BaseException as error:
+                    _raised(probe_id, def_line, code, error)
+                    raise
+
+        return functools.wraps(fn)(wrapper)
+
+    return decorate

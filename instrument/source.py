@@ -1,0 +1,169 @@
+"""Parsed source: tree-sitter tree over bytes, with the encoding and column conversions.
+
+tree-sitter reads UTF-8; files in other PEP 263 encodings are transcoded for parsing and every
+byte offset is mapped back, so callers always work in the file's own bytes. LSP columns (UTF-16)
+are computed here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import tokenize
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import tree_sitter
+import tree_sitter_python
+
+from .errors import SourceSyntaxError
+
+
+@lru_cache(maxsize=1)
+def language() -> tree_sitter.Language:
+    return tree_sitter.Language(tree_sitter_python.language())
+
+
+@lru_cache(maxsize=1)
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(language())
+
+
+def detect_encoding(source: bytes) -> str:
+    """The PEP 263 encoding of `source` (utf-8 when none is declared)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError as error:
+        raise SourceSyntaxError(str(error), getattr(error, "lineno", None) or 1) from None
+    return codecs.lookup(encoding).name
+
+
+@dataclass
+class ParsedSource:
+    """A source file's bytes with its syntax tree (`tree` is over `utf8`, not `data`)."""
+
+    data: bytes
+    encoding: str
+    utf8: bytes
+    tree: tree_sitter.Tree
+    # Sparse offset map for transcoded files: utf8 offsets where a character starts, and the
+    # matching offsets in `data`. Empty when `utf8 is data`.
+    _u8_points: list[int] = field(default_factory=list, repr=False)
+    _data_points: list[int] = field(default_factory=list, repr=False)
+    _row_starts: list[int] | None = field(default=None, repr=False)
+    _function_nodes: list[tree_sitter.Node] | None = field(default=None, repr=False)
+
+    @property
+    def root(self) -> tree_sitter.Node:
+        return self.tree.root_node
+
+    def to_data(self, utf8_offset: int) -> int:
+        """A byte offset in the parsed UTF-8 text -> the same place in the file's bytes."""
+        if not self._u8_points:
+            return utf8_offset
+        i = bisect_right(self._u8_points, utf8_offset) - 1
+        return self._data_points[i] + (utf8_offset - self._u8_points[i])
+
+    def node_text(self, node: tree_sitter.Node) -> bytes:
+        return self.utf8[node.start_byte : node.end_byte]
+
+    def row_start(self, row: int) -> int:
+        """Offset in the parsed text where 0-based `row` starts (rows end at \\n)."""
+        if self._row_starts is None:
+            starts = [0]
+            find = self.utf8.find
+            position = find(b"\n")
+            while position >= 0:
+                starts.append(position + 1)
+                position = find(b"\n", position + 1)
+            self._row_starts = starts
+        return self._row_starts[min(row, len(self._row_starts) - 1)]
+
+    def utf16_column(self, row: int, byte_column: int) -> int:
+        """0-based row + byte column in the parsed text -> LSP UTF-16 column."""
+        start = self.row_start(row)
+        if self.utf8[start : start + byte_column].isascii():
+            return byte_column
+        prefix = self.utf8[start : start + byte_column].decode("utf-8", errors="replace")
+        return len(prefix.encode("utf-16-le")) // 2
+
+    def byte_column(self, row: int, utf16_column: int) -> int:
+        """0-based row + LSP UTF-16 column -> byte column in the parsed text."""
+        start = self.row_start(row)
+        end = self.utf8.find(b"\n", start)
+        line = self.utf8[start : len(self.utf8) if end < 0 else end].decode("utf-8", "replace")
+        units = 0
+        for index, char in enumerate(line):
+            if units >= utf16_column:
+                return len(line[:index].encode("utf-8"))
+            units += 2 if ord(char) > 0xFFFF else 1
+        return len(line.encode("utf-8"))
+
+    def first_error(self, node: tree_sitter.Node | None = None) -> tree_sitter.Node | None:
+        """The first ERROR or MISSING node under `node` (the whole tree by default)."""
+        node = node or self.root
+        if not node.has_error:
+            return None
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.is_error or current.is_missing:
+                return current
+            stack.extend(child for child in reversed(current.children) if child.has_error)
+        return node
+
+    def raise_if_error(self, node: tree_sitter.Node | None = None) -> None:
+        bad = self.first_error(node)
+        if bad is None:
+            return
+        what = f"missing {bad.type!r}" if bad.is_missing else "cannot parse here"
+        text = self.node_text(bad)[:40].decode("utf-8", "replace").split("\n")[0]
+        if text and not bad.is_missing:
+            what += f": {text!r}"
+        raise SourceSyntaxError(what, bad.start_point.row + 1, bad.start_point.column)
+
+
+def parse(source: bytes) -> ParsedSource:
+    """Parse `source` (bytes in the file's own encoding). Never raises for syntax errors."""
+    if not isinstance(source, bytes):
+        raise TypeError("source must be bytes (the file's own encoding)")
+    cached = _cache.get(source)
+    if cached is not None:
+        return cached
+    encoding = detect_encoding(source) if _maybe_declares_encoding(source) else "utf-8"
+    if encoding in ("utf-8", "utf-8-sig") or source.isascii():
+        parsed = ParsedSource(source, encoding, source, _parser().parse(source))
+    else:
+        parsed = _parse_transcoded(source, encoding)
+    if len(_cache) >= 8:
+        _cache.pop(next(iter(_cache)))
+    _cache[source] = parsed
+    return parsed
+
+
+_cache: dict[bytes, ParsedSource] = {}
+
+
+def _maybe_declares_encoding(source: bytes) -> bool:
+    head = source[:400]
+    return b"coding" in head
+
+
+def _parse_transcoded(source: bytes, encoding: str) -> ParsedSource:
+    try:
+        text = source.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        raise SourceSyntaxError(f"cannot decode as {encoding}: {error}", 1) from None
+    u8_points, data_points = [0], [0]
+    u8 = data = 0
+    for char in text:
+        u8 += len(char.encode("utf-8"))
+        data += len(char.encode(encoding))
+        if u8 - u8_points[-1] != data - data_points[-1]:  # the offsets drift apart here
+            u8_points.append(u8)
+            data_points.append(data)
+    if data != len(source):  # a stateful encoding: per-character sizes do not add up
+        raise SourceSyntaxError(f"unsupported encoding {encoding}", 1)
+    utf8 = text.encode("utf-8")
+    return ParsedSource(source, encoding, utf8, _parser().parse(utf8), u8_points, data_points)
