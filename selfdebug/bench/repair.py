@@ -156,6 +156,9 @@ class _SharedBackend:
                 from selfdebug.server.backends.factory import make_backend
 
                 self._backend = make_backend(self._settings)
+                load = getattr(self._backend, "load", None)  # llama: load now, not in turn 1
+                if callable(load):
+                    load()
             return self._backend
 
     def close(self) -> None:
