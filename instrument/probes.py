@@ -16,6 +16,7 @@ Probes go only where a line can be inserted: a body written on its header line
 
 from __future__ import annotations
 
+import codecs
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -156,11 +157,13 @@ def insertion_before(parsed: ParsedSource, node: tree_sitter.Node) -> _Insertion
     """A new line just above `node`, if `node` starts its own physical and logical line."""
     text = parsed.utf8
     start = _line_start(text, node.start_byte)
+    if start == 0 and text.startswith(codecs.BOM_UTF8):
+        start = len(codecs.BOM_UTF8)
     indent = text[start : node.start_byte]
     if indent.strip(_WS) or not indent.isascii():
         return None
-    if start == 0:
-        return None
+    if start <= len(codecs.BOM_UTF8) and not text[:start].strip(codecs.BOM_UTF8):
+        return _Insertion(start, indent, file_newline(text))  # the first line of the file
     previous = text[_line_start(text, start - 1) : start].rstrip(b"\r\n")
     if previous.endswith(b"\\"):  # a continuation: this is not the start of a logical line
         return None
@@ -354,7 +357,15 @@ def _plan_function(plan: _Plan) -> None:
     if decorator_line is not None and name is not None:
         plan.add_line(decorator_line, f"@{INLINE_REF}.watch({plan.new_id()}, {def_row})")
     plan.async_generator = _is_async_generator(func)
-    _plan_block(plan, func.child_by_field_name("body"))
+    body = func.child_by_field_name("body")
+    _plan_block(plan, body)
+    statements = _statements(body)
+    if statements and statements[-1].type not in ("return_statement", "raise_statement"):
+        # falling off the end returns None: say so, after the last statement of the body
+        where = insertion_after(parsed, statements[-1], statements[0])
+        if where is not None:
+            line = statements[-1].end_point.row + 1
+            plan.add_line(where, f'{plan.ref}.ret({plan.new_id()}, {line}, None, "{HELPER}")')
 
 
 def _plan_block(plan: _Plan, block: tree_sitter.Node | None) -> None:

@@ -6,6 +6,7 @@ wraps are fixed strings around the original text. See helper.py and probes.py fo
 
 from __future__ import annotations
 
+import codecs
 import re
 
 from .helper import HELPER, HELPER_BYTES, MARKER
@@ -42,6 +43,8 @@ def strip(source: bytes) -> bytes:
     for line in lines:
         if not _is_inserted(line):
             kept.append(line)
+        elif not kept and line.startswith(codecs.BOM_UTF8):
+            kept.append(codecs.BOM_UTF8)  # a line inserted first in a file keeps its BOM
         elif not line.endswith((b"\n", b"\r")) and kept:
             # inserted after a last line that had no newline: the newline was inserted too
             kept[-1] = (

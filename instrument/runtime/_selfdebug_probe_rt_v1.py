@@ -83,32 +83,36 @@ def _write_line(obj):
     return True
 
 
-def _record(probe_id, line, kind, values, text=""):
+def _admit(probe_id, line):
+    """Count a hit; the current test's name when it may be recorded, else None (capped)."""
+    if _closed:
+        return None
     test = os.environ.get("SELFDEBUG_PROBE_TEST", "")
     key = (test, probe_id)
     count = _hits.get(key, 0)
-    if count >= _max_hits:
-        if key not in _hit_marked:
-            _hit_marked.add(key)
-            _write_line(
-                {
-                    "truncated": True,
-                    "reason": "max_hits",
-                    "probe": str(probe_id),
-                    "line": line,
-                    "test": test,
-                }
-            )
+    if count < _max_hits:
+        _hits[key] = count + 1
+        return test
+    if key not in _hit_marked:
+        _hit_marked.add(key)
+        marker = {"truncated": True, "reason": "max_hits", "probe": str(probe_id), "line": line}
+        _write_line(dict(marker, test=test))
+    return None
+
+
+def _record(probe_id, line, kind, values_of, text=""):
+    """Write one record; `values_of()` builds the values only when the record is admitted."""
+    test = _admit(probe_id, line)
+    if test is None:
         return
-    _hits[key] = count + 1
     _write_line(
         {
             "probe": str(probe_id),
             "line": line,
             "kind": kind,
-            "values": values,
+            "values": values_of(),
             "test": test,
-            "text": text,
+            "text": text() if callable(text) else text,
         }
     )
 
@@ -149,9 +153,12 @@ def _lookup(frame, names):
 
 @_guarded
 def _hit(frame, probe_id, line, kind, names, label):
-    values = _lookup(frame, names)
-    if label:
-        values[kind] = label
+    def values():
+        found = _lookup(frame, names)
+        if label:
+            found[kind] = label
+        return found
+
     _record(probe_id, line, kind, values)
 
 
@@ -163,7 +170,7 @@ def hit(probe_id, line, kind, names=(), label=""):
 
 @_guarded
 def _ret(probe_id, line, value):
-    _record(probe_id, line, "return", {"return": _safe_repr(value)})
+    _record(probe_id, line, "return", lambda: {"return": _safe_repr(value)})
 
 
 def ret(probe_id, line, value, _marker=None):
@@ -175,9 +182,12 @@ def ret(probe_id, line, value, _marker=None):
 
 @_guarded
 def _print(probe_id, line, args, sep, end):
-    buffer = io.StringIO()
-    print(*args, sep=sep, end=end, file=buffer)
-    _record(probe_id, line, "print", {}, buffer.getvalue())
+    def text():
+        buffer = io.StringIO()
+        print(*args, sep=sep, end=end, file=buffer)
+        return buffer.getvalue()
+
+    _record(probe_id, line, "print", dict, text)
 
 
 def print_(probe_id, line, *args, sep=" ", end="\n", file=None, flush=False):
@@ -197,19 +207,21 @@ def _original_line(filename, line):
 
 @_guarded
 def _raised(probe_id, def_line, code, error):
-    values = {"exception": _safe_repr(error)}
-    line = def_line
+    frame, lineno = None, def_line
     tb = error.__traceback__
-    frame = None
-    while tb is not None:
+    while tb is not None:  # the innermost frame of the probed function
         if tb.tb_frame.f_code is code:
             frame, lineno = tb.tb_frame, tb.tb_lineno
         tb = tb.tb_next
-    if frame is not None:
-        line = _original_line(code.co_filename, lineno)
-        for name, value in frame.f_locals.items():
-            if name != __name__ and len(values) < 40:
-                values[name] = _safe_repr(value)
+    line = _original_line(code.co_filename, lineno) if frame is not None else def_line
+
+    def values():
+        found = {"exception": _safe_repr(error)}
+        for name, value in frame.f_locals.items() if frame is not None else ():
+            if name != __name__ and len(found) < 40:
+                found[name] = _safe_repr(value)
+        return found
+
     _record(probe_id, line, "raise", values)
 
 
