@@ -36,15 +36,17 @@ def stdlib_files(root: Path | None = None) -> list[Path]:
     )
 
 
-def sample_files(fraction: int = 8, salt: str = "selfdebug") -> list[Path]:
-    """A fixed, deterministic 1/`fraction` of the stdlib files (chosen by a hash of the path)."""
+def shuffled_files(salt: str = "selfdebug") -> list[Path]:
+    """All stdlib files in a fixed pseudo-random order (by a hash of the path).
+
+    Any prefix of it is a fair, deterministic sample.
+    """
     root = stdlib_root()
-    chosen = []
-    for path in stdlib_files(root):
-        digest = hashlib.sha256((salt + path.relative_to(root).as_posix()).encode()).digest()
-        if digest[0] % fraction == 0:
-            chosen.append(path)
-    return chosen
+
+    def key(path: Path) -> bytes:
+        return hashlib.sha256((salt + path.relative_to(root).as_posix()).encode()).digest()
+
+    return sorted(stdlib_files(root), key=key)
 
 
 @dataclass
