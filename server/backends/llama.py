@@ -77,6 +77,7 @@ class LlamaBackend:
         n_gpu_layers: int | None = None,
         n_ctx: int = 8192,
         n_threads: int | None = None,
+        flash_attn: bool = True,
         prompt_form: str = "auto",
         notice: Notice | None = stderr_notice,
         progress: Progress | None = stderr_progress,
@@ -85,6 +86,7 @@ class LlamaBackend:
         self._n_gpu_layers = n_gpu_layers
         self._n_ctx = n_ctx
         self._n_threads = n_threads
+        self._flash_attn = flash_attn
         self._notice = notice
         self._progress = progress
         self._model: LoadedModel | None = None
@@ -123,7 +125,9 @@ class LlamaBackend:
                 gpu_layers = self._n_gpu_layers
                 if gpu_layers is None:
                     gpu_layers = default_gpu_layers()
-                params = LoadParams(str(path.resolve()), gpu_layers, self._n_ctx, self._n_threads)
+                params = LoadParams(
+                    str(path.resolve()), gpu_layers, self._n_ctx, self._n_threads, self._flash_attn
+                )
                 self._model = load_model(params)
             return self._model
 

