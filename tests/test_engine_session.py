@@ -22,7 +22,10 @@ ZERO = "check_calc.py::test_sum_to_zero"
 NEGATIVE = "check_calc.py::test_sum_to_negative"
 COUNTER = "check_calc.py::test_counter_add_all"
 
-BUGGY = "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total += i\n    return total\n"
+BUGGY = (
+    "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total += i\n"
+    "    return total\n"
+)
 GOOD = (
     "def sum_to(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n"
     "    return total\n"

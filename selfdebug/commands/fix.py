@@ -11,6 +11,7 @@ Exit codes: 0 a candidate passes the chosen tests, 1 none does, 2 usage/input er
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -141,6 +142,8 @@ def _run_with_progress(request: DebugRequest, backend, console) -> DebugResult:
         def on_progress(event) -> None:
             bar.update(task, completed=event.percentage, description=event.message or event.phase)
 
+        finished = threading.Event()
+
         def work() -> None:
             try:
                 outcome["result"] = run_session(
@@ -148,16 +151,24 @@ def _run_with_progress(request: DebugRequest, backend, console) -> DebugResult:
                 )
             except BaseException as error:  # reported below, never a traceback
                 outcome["error"] = error
+            finally:
+                finished.set()
 
-        worker = threading.Thread(target=work, name="selfdebug-fix", daemon=True)
-        worker.start()
-        try:
-            while worker.is_alive():
-                worker.join(0.2)
-        except KeyboardInterrupt:
+        def on_sigint(signum, frame) -> None:
+            if cancel.cancelled:  # a second Ctrl-C: stop waiting
+                raise KeyboardInterrupt
             bar.update(task, description="cancelling (Ctrl-C)")
             cancel.cancel("interrupted by Ctrl-C")
-            worker.join(30)
+
+        in_main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
+        try:
+            threading.Thread(target=work, name="selfdebug-fix", daemon=True).start()
+            while not finished.wait(0.2):
+                pass
+        finally:
+            if in_main:
+                signal.signal(signal.SIGINT, previous)
         bar.update(task, completed=100)
     if "result" in outcome:
         result = outcome["result"]

@@ -52,7 +52,9 @@ def resolve_tests(
         found = find_tests(project_root, file, qualname, settings)
     except DiscoveryError as error:
         raise RequestError(str(error))
-    nodeids = list(dict.fromkeys(c.nodeid for c in found))
+    # Weakest evidence (only the method's name appears) is used only when nothing better exists.
+    solid = [c for c in found if c.score >= 1.0] or list(found)
+    nodeids = list(dict.fromkeys(c.nodeid for c in solid))
     if not nodeids:
         raise RequestError(
             f"no tests found for {qualname} in {file}; name one with --test path::test_name"

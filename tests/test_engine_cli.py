@@ -1,0 +1,231 @@
+"""`selfdebug fix` and `selfdebug demo` as a user runs them: real processes, real runner, the
+scripted model chosen through SELFDEBUG_SCRIPTED_REPLIES. Exit codes 0/1/2, messages, never a
+traceback, the file written only with --write."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "sumproj"
+THREE = "check_calc.py::test_sum_to_three"
+ONE = "check_calc.py::test_sum_to_one"
+GOOD = (
+    "def sum_to(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n"
+    "    return total\n"
+)
+BUGGY = (
+    "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total += i\n"
+    "    return total\n"
+)
+DEMO_GOOD = (
+    "def total_price(prices, quantity):\n    total = 0\n    for i in range(quantity):\n"
+    "        total += prices[i]\n    return total\n"
+)
+
+
+def reply(code: str) -> str:
+    return f"Bug: off by one.\n```python\n{code}```\n"
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    root = tmp_path / "proj"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+def selfdebug(args, tmp_path, replies=None, cwd=None, delay=0.0, timeout=240, **popen):
+    env = dict(os.environ)
+    env.pop("SELFDEBUG_SCRIPTED_REPLIES", None)
+    if replies is not None:
+        script = tmp_path / f"script-{time.monotonic_ns()}.json"
+        script.write_text(json.dumps({"replies": replies, "delay_s": delay}))
+        env["SELFDEBUG_SCRIPTED_REPLIES"] = str(script)
+    return subprocess.run(
+        [sys.executable, "-m", "selfdebug", *args],
+        cwd=cwd or tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **popen,
+    )
+
+
+def test_fix_found_prints_diff_evidence_and_leaves_the_file(project, tmp_path):
+    before = (project / "calc.py").read_bytes()
+    transcript = tmp_path / "fix.jsonl"
+    done = selfdebug(
+        [
+            "fix",
+            "calc.py::sum_to",
+            "--test",
+            THREE,
+            "--test",
+            ONE,
+            "--mode",
+            "ut",
+            "--transcript",
+            str(transcript),
+        ],
+        tmp_path,
+        replies=[reply(GOOD)],
+        cwd=project,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "+    for i in range(1, n + 1):" in done.stdout
+    assert "passes 2/2 chosen (before: 0/2 chosen)" in done.stdout
+    assert "Model's explanation: off by one." in done.stdout
+    assert "Run again with --write" in done.stdout
+    assert (project / "calc.py").read_bytes() == before
+    events = [json.loads(line) for line in transcript.read_text().splitlines()]
+    assert events[0]["event"] == "session_start" and events[-1]["event"] == "session_end"
+    assert "Traceback" not in done.stderr
+
+
+def test_write_applies_the_fix_then_the_tests_pass(project, tmp_path):
+    args = [
+        "fix",
+        f"{project / 'calc.py'}::sum_to",
+        "--test",
+        f"{project / 'check_calc.py'}::test_sum_to_three",
+        "--mode",
+        "ut",
+    ]
+    done = selfdebug([*args, "--write"], tmp_path, replies=[reply(GOOD)])
+    assert done.returncode == 0, done.stderr
+    assert "range(1, n + 1)" in (project / "calc.py").read_text()
+    assert "Fix found and written" in done.stdout
+    again = selfdebug(args, tmp_path, replies=[reply(GOOD)])
+    assert again.returncode == 0 and "already pass" in again.stdout
+
+
+def test_wider_tests_are_reported(project, tmp_path):
+    done = selfdebug(
+        [
+            "fix",
+            "calc.py::sum_to",
+            "--test",
+            THREE,
+            "--wider-test",
+            "check_calc.py::test_sum_to_zero",
+            "--mode",
+            "ut",
+        ],
+        tmp_path,
+        replies=[reply(GOOD)],
+        cwd=project,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "passes 1/1 chosen, 1/1 wider" in done.stdout
+
+
+def test_no_fix_exits_1(project, tmp_path):
+    done = selfdebug(
+        ["fix", "calc.py::sum_to", "--test", THREE, "--mode", "ut", "--max-turns", "1"],
+        tmp_path,
+        replies=[reply(BUGGY)],
+        cwd=project,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "No candidate passes the chosen tests" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_tests_are_found_when_none_given(project, tmp_path):
+    done = selfdebug(
+        ["fix", "calc.py::sum_to", "--mode", "ut"], tmp_path, replies=[reply(GOOD)], cwd=project
+    )
+    assert done.returncode == 0, done.stderr
+    assert THREE in done.stderr  # the header names the tests it found
+    assert "passes 4/4 chosen" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["fix", "missing.py::f"], "no such file: missing.py"),
+        (["fix", "calc.py"], "expected path/to/module.py::function"),
+        (["fix", "calc.py::nothing_here"], "no function 'nothing_here'"),
+        (["fix", "calc.py::sum_to", "--test", "nope.py::test_x"], "no such file nope.py"),
+        (["fix", "calc.py::sum_to", "--test", "check_calc"], "bad test node id"),
+        (["fix", "lonely.py::lonely"], "no tests found"),
+    ],
+)
+def test_usage_errors_exit_2_with_a_message(project, tmp_path, args, message):
+    (project / "lonely.py").write_text("def lonely():\n    return 1\n")
+    done = selfdebug(args, tmp_path, replies=[reply(GOOD)], cwd=project)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_no_model_configured_exits_2(project, tmp_path):
+    done = selfdebug(
+        ["fix", "calc.py::sum_to", "--test", THREE, "--backend", "openai"], tmp_path, cwd=project
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("selfdebug fix: ")
+    assert "Traceback" not in done.stderr
+
+
+def test_ctrl_c_cancels_cleanly(project, tmp_path):
+    env = dict(os.environ)
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps({"replies": [reply(GOOD)], "delay_s": 60}))
+    env["SELFDEBUG_SCRIPTED_REPLIES"] = str(script)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "selfdebug",
+            "fix",
+            "calc.py::sum_to",
+            "--test",
+            THREE,
+            "--mode",
+            "ut",
+            "--transcript",
+            str(tmp_path / "t.jsonl"),
+        ],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait until the model is being asked
+        text = (tmp_path / "t.jsonl").read_text() if (tmp_path / "t.jsonl").exists() else ""
+        if '"asking the model"' in text:
+            break
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stdout + stderr
+    assert "Cancelled; the file was not changed." in stderr
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("demo_reply", "expected"),
+    [(DEMO_GOOD, "a FIX WAS FOUND"), ("no idea", "NO FIX WAS FOUND")],
+)
+def test_demo_runs_the_pipeline_and_says_whether_it_fixed(tmp_path, demo_reply, expected):
+    done = selfdebug(
+        ["demo", "--max-turns", "1", "--mode", "ut"],
+        tmp_path,
+        replies=[reply(demo_reply) if "def" in demo_reply else demo_reply],
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert expected in done.stdout
+    assert "total_price" in done.stdout
