@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import pytest
 import pytest_asyncio
@@ -23,9 +23,11 @@ from lsprotocol.types import (
     ClientCapabilities,
     ClientCodeActionKindOptions,
     ClientCodeActionLiteralOptions,
+    CodeAction,
     CodeActionClientCapabilities,
     CodeActionContext,
     CodeActionParams,
+    Command,
     DidChangeConfigurationParams,
     DidChangeTextDocumentParams,
     DidOpenTextDocumentParams,
@@ -78,13 +80,28 @@ class WatchingProtocol(LanguageClientProtocol):
         self._server.tick()  # type: ignore[attr-defined]
 
 
+def client_converter():
+    """lsprotocol 2025.0.0 reads every code action that has a `command` as a bare Command (its
+    hook tests only for the key); a CodeAction's `command` is an object, a Command's a string."""
+    from pygls.protocol import default_converter
+
+    converter = default_converter()
+
+    def command_or_action(value: Any, _: type) -> Command | CodeAction:
+        if isinstance(value.get("command"), str):
+            return converter.structure(value, Command)
+        return converter.structure(value, CodeAction)
+
+    converter.register_structure_hook(Command | CodeAction, command_or_action)
+    converter.register_structure_hook(Union[Command, CodeAction], command_or_action)  # noqa: UP007
+    return converter
+
+
 class E2EClient(LanguageClient):
     """pytest-lsp's client plus what this server sends: edits to apply and session reports."""
 
     def __init__(self) -> None:
-        from pygls.protocol import default_converter
-
-        super().__init__(protocol_cls=WatchingProtocol, converter_factory=default_converter)
+        super().__init__(protocol_cls=WatchingProtocol, converter_factory=client_converter)
         register_lsp_features(self)
         self.edits: list[ApplyWorkspaceEditParams] = []
         self.reports: list[dict[str, Any]] = []
@@ -104,7 +121,7 @@ class E2EClient(LanguageClient):
         if self._event is not None:
             self._event.set()
 
-    async def until(self, predicate: Callable[[], Any], timeout: float = 60.0) -> Any:
+    async def until(self, predicate: Callable[[], Any], timeout: float = 20.0) -> Any:
         """Wait (without sleeping) until `predicate()` is truthy after some server message."""
         if self._event is None:
             self._event = asyncio.Event()
@@ -122,10 +139,14 @@ class E2EClient(LanguageClient):
 
 
 def _plain(value: Any) -> Any:
-    """pygls gives custom notification params as attrs-like objects; turn them into dicts."""
-    if isinstance(value, dict | list | str | int | float | bool) or value is None:
-        return value
-    return json.loads(json.dumps(value, default=lambda o: o.__dict__))
+    """pygls hands custom notification params over as namedtuples; turn them into dicts."""
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 CAPABILITIES = ClientCapabilities(
@@ -362,8 +383,8 @@ async def test_full_session_publishes_diagnostics_applies_the_fix_and_clears(sta
     assert result["applied"] is True and result["stopReason"] == "passed"
 
     # the edit touched the function: its diagnostics go away, in both files
-    await client.until(lambda: client.diagnostics.get(uri) == [])
-    await client.until(lambda: client.diagnostics.get(test_uri) == [])
+    await client.until(lambda: len(client.diagnostics[uri]) == 0)
+    await client.until(lambda: len(client.diagnostics[test_uri]) == 0)
 
 
 def _processes_with(marker: str) -> list[int]:
@@ -491,7 +512,7 @@ async def test_run_tests_by_position_publishes_and_clears(start):
     # an edit outside `mean` keeps them, an edit inside clears them
     ws.change(uri, Range(Position(line=11, character=4), Position(line=11, character=4)), " ")
     ws.change(uri, Range(Position(line=5, character=4), Position(line=5, character=4)), "# x\n    ")
-    await client.until(lambda: client.diagnostics.get(uri) == [])
+    await client.until(lambda: len(client.diagnostics[uri]) == 0)
 
 
 async def test_configuration_round_trip_and_invalid_values(start):

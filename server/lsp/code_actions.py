@@ -54,7 +54,11 @@ def function_actions(
         if command == SELF_DEBUG:
             argument["mode"] = mode or default_mode
         actions.append(
-            CodeAction(title=title, kind=KIND, command=Command(title, command, [argument]))
+            CodeAction(
+                title=title,
+                kind=KIND,
+                command=Command(title=title, command=command, arguments=[argument]),
+            )
         )
     return actions
 

@@ -7,12 +7,10 @@ the event loop and the response arrives when it is done, with a summary object.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from selfdebug.server.lsp.arguments import parse_target
-
-if TYPE_CHECKING:
-    from selfdebug.server.lsp.server import SelfDebugServer
+from selfdebug.server.lsp.server import SelfDebugServer  # pygls reads the handlers' annotations
 
 SELF_DEBUG = "selfdebug.selfDebug"
 RUN_TESTS = "selfdebug.runTests"

@@ -87,8 +87,8 @@ async def fetch_settings(ls: SelfDebugServer, uri: str) -> ServerSettings:
     for problem in result.problems:
         if ls.settings_cache.first_time(problem):
             text = f"selfdebug settings: {problem}"
-            ls.window_show_message(ShowMessageParams(type=MessageType.Warning, message=text))
             ls.window_log_message(LogMessageParams(type=MessageType.Warning, message=text))
+            ls.window_show_message(ShowMessageParams(type=MessageType.Warning, message=text))
     return result.settings
 
 

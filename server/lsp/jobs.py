@@ -26,15 +26,18 @@ class TestPlan:
 def plan_tests(settings: ServerSettings, file: Path, qualname: str) -> TestPlan:
     """The tests that exercise `qualname`: the explicit `testSelection`, or discovery.
 
-    Raises the runner's DiscoveryError (its message names file and line) when none is found.
+    Shares the engine's choice (`resolve_tests`) with the CLI; raises its RequestError (a
+    message fit for the user) when there are none.
     """
-    from selfdebug.server.runner import find_project_root, find_tests
+    from selfdebug.server.engine import resolve_tests
+    from selfdebug.server.runner import find_project_root
 
     root = find_project_root(file)
-    if isinstance(settings.test_selection, list):
-        return TestPlan(root, list(settings.test_selection))
-    candidates = find_tests(root, file, qualname, runner_settings(settings))
-    return TestPlan(root, [c.nodeid for c in candidates])
+    explicit = settings.test_selection if isinstance(settings.test_selection, list) else None
+    tests = resolve_tests(
+        file, qualname, root, explicit, settings=runner_settings(settings), cwd=root
+    )
+    return TestPlan(root, tests)
 
 
 def run_tests(

@@ -24,9 +24,10 @@ logger = logging.getLogger(__name__)
 
 
 def progress_message(event: Progress) -> str:
-    """'turn 2/10: asking the model' (+ the engine's detail when it has one)."""
-    text = f"turn {event.turn}/{event.max_turns}: {event.phase}" if event.turn else event.phase
-    return f"{text} — {event.message}" if event.message else text
+    """'turn 2/10: asking the model' (the engine's own wording when it gives one)."""
+    if event.message:
+        return event.message
+    return f"turn {event.turn}/{event.max_turns}: {event.phase}" if event.turn else event.phase
 
 
 class JobProgress:
