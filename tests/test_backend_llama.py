@@ -135,7 +135,7 @@ def test_context_overflow_is_reported_with_numbers_before_any_work(llama_backend
 
 
 def test_later_turns_reuse_the_shared_prefix(llama_backend):
-    turn_1 = "# Debugging session\n" + "def f(x):\n    return x * 2\n" * 20
+    turn_1 = "# Debugging session\n" + "def f(x):\n    return x * 2\n" * 8
     first = llama_backend.complete(CompletionRequest(prompt=turn_1, max_tokens=2))
     turn_2 = turn_1 + first.text + "\n# The test failed: f(2) returned 5, expected 4.\n"
     second = llama_backend.complete(CompletionRequest(prompt=turn_2, max_tokens=2))
@@ -146,6 +146,32 @@ def test_later_turns_reuse_the_shared_prefix(llama_backend):
 def test_chat_messages_on_a_base_model_are_a_config_error(llama_backend):
     with pytest.raises(BackendConfigError, match="no chat template"):
         llama_backend.complete(CompletionRequest(messages=[{"role": "user", "content": "hi"}]))
+
+
+GEMMA_STYLE_TEMPLATE = (
+    "{{ bos_token }}{% for m in messages %}<start_of_turn>"
+    "{{ 'model' if m['role'] == 'assistant' else m['role'] }}\n{{ m['content'] }}<end_of_turn>\n"
+    "{% endfor %}{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+
+
+def test_chat_messages_are_rendered_with_the_models_template(llama_backend):
+    """The embedded model has no template, so lend it one (llama.cpp keeps metadata in a dict)."""
+    llm = llama_backend.load().llm
+    llm.metadata["tokenizer.chat_template"] = GEMMA_STYLE_TEMPLATE
+    try:
+        messages = [{"role": "user", "content": "Write one word: yes"}]
+        completion = llama_backend.complete(CompletionRequest(messages=messages, max_tokens=4))
+        rendered = (
+            "<bos><start_of_turn>user\nWrite one word: yes<end_of_turn>\n<start_of_turn>model\n"
+        )
+        expected = llm.tokenize(rendered.encode(), add_bos=False, special=True)
+        assert completion.prompt_tokens == len(expected)
+        assert expected[0] == llm.token_bos() and expected[1] != llm.token_bos()  # one BOS
+        assert 1 <= completion.completion_tokens <= 4
+        assert "<end_of_turn>" not in completion.text
+    finally:
+        del llm.metadata["tokenizer.chat_template"]
 
 
 def test_backends_with_the_same_settings_share_one_loaded_model(llama_backend):

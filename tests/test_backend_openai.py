@@ -80,6 +80,15 @@ def test_completion_form_streams_the_same_text(llama_server):
 
 
 @pytest.mark.model
+def test_without_a_model_name_the_servers_only_model_is_used(llama_server):
+    backend = OpenAIBackend(
+        llama_server.base_url, "", api_key_env=KEY_ENV, env={KEY_ENV: SERVER_KEY}
+    )
+    completion = backend.complete(CompletionRequest(prompt=CODE_PROMPT, max_tokens=2))
+    assert completion.model.endswith("gemma-3-270m-q4_k_m.gguf")  # the id /v1/models lists
+
+
+@pytest.mark.model
 def test_chat_form_goes_through_chat_completions(llama_server):
     backend = backend_for(llama_server.base_url)
     assert backend.prompt_form == "chat"
