@@ -137,7 +137,10 @@ def _line_mapper(text: str) -> Callable[[int], int] | None:
     try:
         from selfdebug.instrument import line_map
     except ImportError:
-        return None
+        try:
+            from selfdebug.instrument.strip import line_map
+        except ImportError:
+            return None
     try:
         mapping = line_map(text.encode("utf-8"))
     except Exception:
@@ -147,9 +150,20 @@ def _line_mapper(text: str) -> Callable[[int], int] | None:
 
     def original(line: int) -> int:
         index = line - 1
-        return int(mapping[index]) + 1 if 0 <= index < len(mapping) else line
+        return int(mapping[index]) if 0 <= index < len(mapping) else line
 
     return original
+
+
+def _probe_runtime_dir() -> Path | None:
+    try:
+        from selfdebug.instrument import runtime_dir
+    except ImportError:
+        try:
+            from selfdebug.instrument.helper import runtime_dir
+        except ImportError:
+            return None
+    return Path(runtime_dir())
 
 
 class ProjectRunner:
@@ -348,12 +362,9 @@ class ProjectRunner:
         ours = {"SELFDEBUG_RESULT_STREAM": str(stream), MARKER_ENV: uuid.uuid4().hex}
         probe_log = run_dir / "probes.jsonl"
         if probes:
-            try:
-                from selfdebug.instrument import runtime_dir
-
-                python_path.append(Path(runtime_dir()))
-            except ImportError:
-                pass
+            runtime = _probe_runtime_dir()
+            if runtime is not None:
+                python_path.append(runtime)
             ours["SELFDEBUG_PROBE_LOG"] = str(probe_log)
         if (self.shadow.root / "src").is_dir():
             python_path.append(self.shadow.root / "src")
@@ -455,9 +466,15 @@ class ProjectRunner:
                     current, current_start = event["nodeid"], now
                 elif kind == "result":
                     current, phase_start = None, now
+                elif kind == "finish":  # tests are over: what else still runs is left behind
+                    tree.reap_leftovers(keep=tree.pid)
             if tree.process.poll() is not None:
+                if tree.killed and not session.kill_reason:  # killed by cancel(), from elsewhere
+                    session.kill_reason, session.killed_nodeid = "cancelled", current
+                if exited_at is None:
+                    exited_at = now
+                    tree.reap_leftovers()  # background processes a test left (fallback mode)
                 # A leftover background process may hold the pipe open: do not wait for it.
-                exited_at = exited_at or now
                 if eof or now - exited_at > 0.5:
                     break
                 continue
@@ -530,13 +547,8 @@ class ProjectRunner:
                 mapper = _line_mapper(shadow_path.read_text(encoding="utf-8"))
             except OSError:
                 mapper = None
-            if mapper is not None:
+            if mapper is not None:  # `code` stays what actually ran
                 line = mapper(line)
-                try:
-                    lines = user.read_text(encoding="utf-8").splitlines()
-                    code = lines[line - 1].strip() if 0 < line <= len(lines) else code
-                except OSError:
-                    pass
         return Frame(str(user), line, function, code)
 
     def _test_result(self, event: Mapping[str, Any], written: Mapping[Path, Path]) -> TestResult:

@@ -126,11 +126,11 @@ class ProcessTree:
                 stack.append(child)
         return count
 
-    def _marked_pids(self) -> list[int]:
+    def _marked_pids(self, keep: int | None = None) -> list[int]:
         needle = f"{self.marker[0]}={self.marker[1]}".encode() + b"\0"
         found = []
         for entry in os.scandir("/proc"):
-            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            if not entry.name.isdigit() or int(entry.name) in (os.getpid(), keep):
                 continue
             try:
                 with open(f"/proc/{entry.name}/environ", "rb") as handle:
@@ -142,23 +142,28 @@ class ProcessTree:
 
     def kill(self) -> None:
         """SIGKILL the whole tree: the session's group, and (fallback mode) every process that
-        carries this run's marker, repeated until none is left (a fork loop keeps spawning)."""
+        carries this run's marker."""
         self.killed = True
         with contextlib.suppress(OSError):
             os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
             self.process.kill()
         if self.isolation == "rlimits":
-            for _ in range(50):
-                pids = self._marked_pids()
-                if not pids:
-                    break
-                for pid in pids:
-                    with contextlib.suppress(OSError):
-                        os.kill(pid, signal.SIGKILL)
-                time.sleep(0.01)
+            self._kill_marked(keep=None)
 
-    def reap_leftovers(self) -> None:
-        """After a normal exit: in fallback mode, background processes a test left behind."""
-        if self.isolation == "rlimits" and self._marked_pids():
-            self.kill()
+    def reap_leftovers(self, keep: int | None = None) -> None:
+        """In fallback mode, kill background processes a test left behind (they carry the
+        marker but may have left the process group); `keep` spares pytest itself. In bwrap the
+        pid namespace does this when pytest exits."""
+        if self.isolation == "rlimits":
+            self._kill_marked(keep)
+
+    def _kill_marked(self, keep: int | None) -> None:
+        for _ in range(50):  # repeated until none is left: a fork loop keeps spawning
+            pids = self._marked_pids(keep)
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
