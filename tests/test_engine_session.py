@@ -144,18 +144,28 @@ def test_auto_uses_probes_when_tests_fail(project, runner):
 
 def test_print_mode_runs_the_models_prints_and_shows_their_output(project, runner):
     with_prints = (
-        "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total += i\n"
-        '        print("step", i, total)\n    return total\n'
+        'def sum_to(n):\n    """Return 1 + 2 + ... + n (0 when n <= 0)."""\n    total = 0\n'
+        '    for i in range(1, n):\n        total += i\n        print("step", i, total)\n'
+        "    return total\n"
     )
     backend = ScriptedBackend([f"```python\n{with_prints}```\n", reply(GOOD)])
     result = run_session(make_request(project, mode="print"), backend, runner=runner)
     assert result.stop_reason == "passed", result.error
     assert result.model_calls == 2
-    assert "Add ONLY print statements" in prompt_text(backend, 0)
+    assert "Add ONLY print" in prompt_text(backend, 0)
     second = prompt_text(backend, 1)
     assert 'print("step", i, total)' in second  # the model's own version is shown
     assert "step 1 1" in second and "step 2 3" in second  # what the prints really wrote
     assert "explain the failing test case step by step" in second
+
+
+def test_print_mode_rejects_a_version_that_changes_code(project, runner):
+    changed = "def sum_to(n):\n    print(n)\n    return n * (n + 1) // 2\n"
+    backend = ScriptedBackend([f"```python\n{changed}```\n", reply(GOOD)])
+    result = run_session(make_request(project, mode="print", max_turns=2), backend, runner=runner)
+    # turn 1: prints rejected (no fix call); turn 2 is told why
+    assert "the version with prints was not used" in prompt_text(backend, 1)
+    assert result.fixed_function is None or result.fixed_at_turn == 2
 
 
 def test_none_mode_is_a_single_shot(project, runner):

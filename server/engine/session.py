@@ -8,6 +8,7 @@ K/L wider") and a diff the caller may offer to apply.
 
 from __future__ import annotations
 
+import textwrap
 import time
 import traceback
 from dataclasses import dataclass
@@ -287,7 +288,10 @@ class Session:
             if not code:
                 self.check_error = "the answer with print statements held no code"
                 return None
-            validation = validate_model_prints(self.current_code, code)
+            code = textwrap.dedent(code)
+            validation = validate_model_prints(
+                self.current_code, code, first_line=self.target.start_line + 1
+            )
             self.transcript.write(
                 "prints_check", turn=self.turn, ok=validation.ok, reason=validation.reason
             )
