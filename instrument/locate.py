@@ -127,16 +127,26 @@ def normalize_qualname(target: str) -> str:
     return ".".join(part for part in target.strip().split(".") if part != "<locals>")
 
 
+def _by_qualname(parsed: ParsedSource) -> dict[str, tree_sitter.Node]:
+    if parsed._by_qualname is None:
+        index: dict[str, tree_sitter.Node] = {}
+        for node in _function_nodes(parsed):
+            if node.child_by_field_name("name") is not None:
+                index.setdefault(_qualname(node), node)
+        parsed._by_qualname = index
+    return parsed._by_qualname
+
+
 def find_function_node(parsed: ParsedSource, qualname: str) -> tree_sitter.Node:
     """The first `def` with this qualified name (the one a reader meets first)."""
     wanted = normalize_qualname(qualname)
-    nodes = _function_nodes(parsed)
-    for node in nodes:
-        if node.child_by_field_name("name") is not None and _qualname(node) == wanted:
-            parsed.raise_if_error(node)
-            return node
+    index = _by_qualname(parsed)
+    node = index.get(wanted)
+    if node is not None:
+        parsed.raise_if_error(node)
+        return node
     parsed.raise_if_error()  # the function may be hidden in code that does not parse
-    raise FunctionNotFound(wanted, [_qualname(node) for node in nodes])
+    raise FunctionNotFound(wanted, list(index))
 
 
 def locate_function(source: bytes, qualname: str) -> FunctionLocation:

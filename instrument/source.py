@@ -53,6 +53,7 @@ class ParsedSource:
     _data_points: list[int] = field(default_factory=list, repr=False)
     _row_starts: list[int] | None = field(default=None, repr=False)
     _function_nodes: list[tree_sitter.Node] | None = field(default=None, repr=False)
+    _by_qualname: dict[str, tree_sitter.Node] | None = field(default=None, repr=False)
 
     @property
     def root(self) -> tree_sitter.Node:
@@ -142,7 +143,14 @@ def parse(source: bytes) -> ParsedSource:
     return parsed
 
 
-_cache: dict[bytes, ParsedSource] = {}
+_cache: dict[
+    bytes, ParsedSource
+] = {}  # the last few sources: the server asks about one buffer often
+
+
+def clear_cache() -> None:
+    """Forget parsed sources (benchmarks use it to time parsing too)."""
+    _cache.clear()
 
 
 def _maybe_declares_encoding(source: bytes) -> bool:

@@ -36,20 +36,32 @@ def _is_inserted(line: bytes) -> bool:
 
 def strip(source: bytes) -> bytes:
     """`source` without any inserted probe: strip(instrument_function(s, ...)) == s."""
-    if HELPER_BYTES not in source:
+    first = source.find(HELPER_BYTES)
+    if first < 0:
         return source
-    lines = source.splitlines(keepends=True)
+    # Only the stretch from the line before the first probe to the end of the last one changes.
+    start = _line_start(source, _line_start(source, first) - 1)
+    last = source.rfind(HELPER_BYTES)
+    end = source.find(b"\n", last)
+    end = len(source) if end < 0 else end + 1
+    return source[:start] + _strip_region(source[start:end]) + source[end:]
+
+
+def _line_start(text: bytes, offset: int) -> int:
+    """Start of the line holding `offset` (a \\n always ends a line, whatever else does)."""
+    return text.rfind(b"\n", 0, max(offset, 0)) + 1
+
+
+def _strip_region(region: bytes) -> bytes:
     kept: list[bytes] = []
-    for line in lines:
+    for line in region.splitlines(keepends=True):
         if not _is_inserted(line):
             kept.append(line)
         elif not kept and line.startswith(codecs.BOM_UTF8):
             kept.append(codecs.BOM_UTF8)  # a line inserted first in a file keeps its BOM
         elif not line.endswith((b"\n", b"\r")) and kept:
             # inserted after a last line that had no newline: the newline was inserted too
-            kept[-1] = (
-                kept[-1].rstrip(b"\n").rstrip(b"\r") if kept[-1].endswith(b"\n") else kept[-1]
-            )
+            kept[-1] = kept[-1][:-2] if kept[-1].endswith(b"\r\n") else kept[-1][:-1]
     text = b"".join(kept)
     text = _BARE_RETURN.sub(b"", text)
     text = _unwrap_returns(text)

@@ -1,0 +1,107 @@
+"""Time to locate + instrument + strip one function, over this interpreter's standard library.
+
+`selfdebug bench instrument [--limit N] [--level L] [--json]`. Two figures per function:
+warm, the file already parsed (the language server asks about the buffer it has just parsed),
+and cold, the tree-sitter parse of the whole file included. Goal: warm median under 2 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from typing import Any
+
+GOAL_MEDIAN_MS = 2.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--limit", type=int, default=2000, help="functions to time (0: all)")
+    parser.add_argument(
+        "--level", choices=("entry-return", "blocks", "lines"), default="lines",
+        help="probe level to insert (default: lines, the most work)",
+    )  # fmt: skip
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {
+        "median_ms": round(statistics.median(ordered) * 1000, 3),
+        "p95_ms": round(p95 * 1000, 3),
+        "max_ms": round(ordered[-1] * 1000, 3),
+    }
+
+
+def measure(limit: int = 2000, level: str = "lines") -> dict[str, Any]:
+    """Time each function of a fixed stdlib sample (the first `limit`; 0 = every function)."""
+    from selfdebug.instrument import (
+        InstrumentError,
+        instrument_function,
+        list_functions,
+        locate_function,
+        strip,
+    )
+    from selfdebug.instrument.corpus import shuffled_files, stdlib_root
+    from selfdebug.instrument.source import clear_cache, parse
+
+    def once(source: bytes, qualname: str) -> float:
+        started = time.perf_counter()
+        location = locate_function(source, qualname)
+        stripped = strip(instrument_function(source, location, level))
+        elapsed = time.perf_counter() - started
+        if stripped != source:
+            raise AssertionError(f"strip is not exact for {qualname}")
+        return elapsed
+
+    warm: list[float] = []
+    cold: list[float] = []
+    files = 0
+    for path in shuffled_files():
+        source = path.read_bytes()
+        try:
+            parse(source).raise_if_error()
+            qualnames = [location.qualname for location in list_functions(source)]
+        except InstrumentError:
+            continue
+        files += 1
+        for qualname in qualnames:
+            clear_cache()
+            cold.append(once(source, qualname))
+            warm.append(once(source, qualname))
+            if limit and len(warm) >= limit:
+                break
+        if limit and len(warm) >= limit:
+            break
+    warm_figures = _percentiles(warm)
+    return {
+        "corpus": str(stdlib_root()),
+        "level": level,
+        "files": files,
+        "functions": len(warm),
+        **warm_figures,
+        "cold": _percentiles(cold),
+        "goal_median_ms": GOAL_MEDIAN_MS,
+        "meets_goal": warm_figures["median_ms"] < GOAL_MEDIAN_MS,
+    }
+
+
+def main(args: argparse.Namespace) -> int:
+    figures = measure(limit=args.limit, level=args.level)
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    cold = figures["cold"]
+    print(
+        f"instrument ({figures['level']}): {figures['functions']} functions from "
+        f"{figures['files']} stdlib files\n"
+        f"  locate + instrument + strip, file already parsed: median {figures['median_ms']} ms, "
+        f"p95 {figures['p95_ms']} ms, max {figures['max_ms']} ms\n"
+        f"  the same with the file's parse included:         median {cold['median_ms']} ms, "
+        f"p95 {cold['p95_ms']} ms, max {cold['max_ms']} ms\n"
+        f"  goal: median < {figures['goal_median_ms']} ms -> "
+        f"{'met' if figures['meets_goal'] else 'NOT met'}"
+    )
+    return 0
