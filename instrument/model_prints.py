@@ -182,10 +182,10 @@ def _instrument(parsed: ParsedSource, added: list[tuple[_PrintUnit, int]], first
     ref = INLINE_REF
     if where is not None:
         ref = LOCAL_REF
-        line = where.indent + f"import {HELPER}".encode() + MARKER + where.newline
+        import_line = where.indent + f"import {HELPER}".encode() + MARKER + where.newline
         if where.at_eof:
-            line = where.newline + line[: -len(where.newline)]
-        edits.append(_Edit(where.offset, line.decode("ascii"), 0))
+            import_line = where.newline + import_line[: -len(where.newline)]
+        edits.append(_Edit(where.offset, import_line.decode("ascii"), 0))
     for probe_id, (unit, next_original) in enumerate(added):
         call = unit.call
         function_name = call.child_by_field_name("function")

@@ -41,8 +41,8 @@ _lock = threading.RLock()
 _local = threading.local()  # .busy: a repr inside a probe called back into a probe
 _fd = None
 _written = 0
-_hits = {}  # (test, probe id) -> records written
-_hit_marked = set()  # (test, probe id) whose cap was already reported
+_hits: dict = {}  # (test, probe id) -> records written
+_hit_marked: set = set()  # (test, probe id) whose cap was already reported
 _closed = False  # the byte cap was reached: nothing more is written
 _repr = reprlib.Repr()
 _repr.maxstring = REPR_LIMIT
@@ -233,40 +233,49 @@ def watch(probe_id, def_line):
     """
 
     def decorate(fn):
-        if not enabled or not hasattr(fn, "__code__"):
-            return fn
-        code = fn.__code__
-        if inspect.isasyncgenfunction(fn):
+        if not enabled or not hasattr(fn, "__code__") or inspect.isasyncgenfunction(fn):
             return fn
         if inspect.iscoroutinefunction(fn):
-
-            async def wrapper(*args, **kwargs):
-                try:
-                    return await fn(*args, **kwargs)
-                except BaseException as error:
-                    _raised(probe_id, def_line, code, error)
-                    raise
-
+            wrapper = _watch_coroutine(fn, probe_id, def_line)
         elif inspect.isgeneratorfunction(fn):
-
-            def wrapper(*args, **kwargs):
-                try:
-                    return (yield from fn(*args, **kwargs))
-                except GeneratorExit:
-                    raise
-                except BaseException as error:
-                    _raised(probe_id, def_line, code, error)
-                    raise
-
+            wrapper = _watch_generator(fn, probe_id, def_line)
         else:
-
-            def wrapper(*args, **kwargs):
-                try:
-                    return fn(*args, **kwargs)
-                except BaseException as error:
-                    _raised(probe_id, def_line, code, error)
-                    raise
-
+            wrapper = _watch_plain(fn, probe_id, def_line)
         return functools.wraps(fn)(wrapper)
 
     return decorate
+
+
+def _watch_plain(fn, probe_id, def_line):
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except BaseException as error:
+            _raised(probe_id, def_line, fn.__code__, error)
+            raise
+
+    return wrapper
+
+
+def _watch_generator(fn, probe_id, def_line):
+    def wrapper(*args, **kwargs):
+        try:
+            return (yield from fn(*args, **kwargs))
+        except GeneratorExit:
+            raise
+        except BaseException as error:
+            _raised(probe_id, def_line, fn.__code__, error)
+            raise
+
+    return wrapper
+
+
+def _watch_coroutine(fn, probe_id, def_line):
+    async def wrapper(*args, **kwargs):
+        try:
+            return await fn(*args, **kwargs)
+        except BaseException as error:
+            _raised(probe_id, def_line, fn.__code__, error)
+            raise
+
+    return wrapper
