@@ -31,11 +31,13 @@ from lsprotocol.types import (
     DidChangeConfigurationParams,
     DidChangeTextDocumentParams,
     DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams,
     ExecuteCommandParams,
     InitializeParams,
     Position,
     PublishDiagnosticsClientCapabilities,
     Range,
+    ShowDocumentClientCapabilities,
     TextDocumentClientCapabilities,
     TextDocumentContentChangePartial,
     TextDocumentIdentifier,
@@ -157,7 +159,9 @@ CAPABILITIES = ClientCapabilities(
             document_changes=True,
         ),
     ),
-    window=WindowClientCapabilities(work_done_progress=True, show_document=None),
+    window=WindowClientCapabilities(
+        work_done_progress=True, show_document=ShowDocumentClientCapabilities(support=True)
+    ),
     text_document=TextDocumentClientCapabilities(
         publish_diagnostics=PublishDiagnosticsClientCapabilities(
             related_information=True, version_support=True
@@ -320,7 +324,7 @@ async def test_code_actions_on_a_file_with_syntax_errors(start):
 async def test_full_session_publishes_diagnostics_applies_the_fix_and_clears(start):
     ws = await start(
         script={"replies": [FIX_REPLY], "prompt_form": "chat"},
-        settings={"maxTurns": 2, "mode": "ut"},
+        settings={"maxTurns": 2, "mode": "ut", "showReport": True},
     )
     client = ws.client
     uri = ws.open("calc.py")
@@ -381,6 +385,8 @@ async def test_full_session_publishes_diagnostics_applies_the_fix_and_clears(sta
     assert Path(report["reportPath"]).is_file() and "# Self-debug `mean`" in report["markdown"]
     assert Path(report["transcriptPath"]).parent == Path(report["reportPath"]).parent
     assert result["applied"] is True and result["stopReason"] == "passed"
+    (shown,) = client.shown_documents  # showReport: the markdown report opens in the editor
+    assert shown.uri.endswith("/report.md") and shown.uri == from_fs_path(report["reportPath"])
 
     # the edit touched the function: its diagnostics go away, in both files
     await client.until(lambda: len(client.diagnostics[uri]) == 0)
@@ -533,3 +539,41 @@ async def test_configuration_round_trip_and_invalid_values(start):
     assert "default" in message.message
     assert any("maxTurns" in m.message for m in client.log_messages)
     assert commands_of(await ws.actions(uri, 6, 8))[0][2]["mode"] == "ut"
+
+
+async def test_run_on_save_reruns_the_tests_of_a_function(start):
+    ws = await start(settings={"runOnSave": True})
+    client = ws.client
+    uri = ws.open("calc.py")
+    # learn the settings (a command fetches them) and publish mean's failures
+    await ws.command("selfdebug.runTests", {"uri": uri, "qualname": "mean"})
+    assert len(client.diagnostics[uri]) == 2
+    ws.change(uri, Range(Position(line=5, character=4), Position(line=5, character=4)), "# x\n    ")
+    await client.until(lambda: len(client.diagnostics[uri]) == 0)
+    client.text_document_did_save(DidSaveTextDocumentParams(TextDocumentIdentifier(uri=uri)))
+    # the save re-runs mean's tests (on the editor's text) and the failures come back
+    await client.until(lambda: len(client.diagnostics[uri]) == 2, timeout=60)
+    assert all(d.range.start.line == 3 for d in client.diagnostics[uri])
+
+
+@pytest.mark.model
+async def test_real_embedded_model_session_ends_cleanly(start):
+    """No script: the server loads the embedded Gemma 3 270M through llama.cpp and runs one turn."""
+    pytest.importorskip("llama_cpp")
+    ws = await start(settings={"backend": "llama", "maxTurns": 1, "mode": "ut"})
+    client = ws.client
+    uri = ws.open("calc.py")
+    result = await asyncio.wait_for(
+        ws.command("selfdebug.selfDebug", {"uri": uri, "qualname": "mean"}), 600
+    )
+    (report,) = client.reports
+    assert report["qualname"] == "mean"
+    assert report["stopReason"] in {"passed", "max_turns", "no_improvement", "error"}
+    assert report["stopReason"] != "error" or report["note"], report
+    assert result["stopReason"] == report["stopReason"]
+    assert "failed" not in " ".join(m.message for m in client.messages), client.messages
+    (reports,) = client.progress_reports.values()
+    assert isinstance(reports[-1], WorkDoneProgressEnd)
+    if report["success"]:  # a fix from a 270M model is a bonus, but then it must be delivered
+        assert len(client.edits) == 1 and report["applied"] is True
+    assert await ws.actions(uri, 6, 8)  # still serving

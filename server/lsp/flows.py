@@ -260,7 +260,9 @@ def _send_report(
     if not session_report.markdown:
         session_report.markdown = report.render_markdown(session_report)
     ls.protocol.notify(report.METHOD, session_report.to_json())
-    if show_document and session_report.report_path:
+    window = ls.client_capabilities.window
+    can_show = window is not None and window.show_document is not None
+    if show_document and can_show and session_report.report_path:
         uri = from_fs_path(session_report.report_path) or ""
         ls.window_show_document(ShowDocumentParams(uri=uri, take_focus=False))
     return session_report.to_json()
