@@ -191,6 +191,15 @@ def test_three_turns_without_improvement_stop(project, runner):
     assert result.fixed_function is None and result.chosen_after is None
 
 
+def test_an_unchanged_answer_is_rejected_with_feedback(project, runner):
+    original = (project / "calc.py").read_text()
+    same = original[original.index("def sum_to") : original.index("class Counter")].rstrip()
+    backend = ScriptedBackend([reply(same + "\n"), reply(GOOD)])
+    result = run_session(make_request(project), backend, runner=runner)
+    assert "repeats the function without any change" in prompt_text(backend, 1)
+    assert result.stop_reason == "passed" and result.fixed_at_turn == 2
+
+
 def test_max_turns_stop(project, runner):
     backend = ScriptedBackend([reply(BUGGY)])
     result = run_session(make_request(project, max_turns=2), backend, runner=runner)

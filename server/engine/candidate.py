@@ -247,13 +247,22 @@ def check_candidate(
     return candidate
 
 
-def has_print_calls(code: str) -> bool:
-    """Whether a fix still carries print() calls (print mode: the model forgot to remove them)."""
+def same_code(a: str, b: str) -> bool:
+    """Whether two versions of a function are the same program (formatting and comments aside)."""
     try:
-        tree = ast.parse(code)
+        return ast.dump(ast.parse(textwrap.dedent(a))) == ast.dump(ast.parse(textwrap.dedent(b)))
     except SyntaxError:
-        return False
-    return any(
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+        return a.strip() == b.strip()
+
+
+def count_print_calls(code: str) -> int:
+    """print() calls in a function: in print mode a fix must not keep the debugging prints."""
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        return 0
+    return sum(
+        1
         for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
     )

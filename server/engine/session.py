@@ -24,7 +24,13 @@ from selfdebug.server.backends.base import (
 )
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback
-from selfdebug.server.engine.candidate import Candidate, check_candidate, extract_code
+from selfdebug.server.engine.candidate import (
+    Candidate,
+    check_candidate,
+    count_print_calls,
+    extract_code,
+    same_code,
+)
 from selfdebug.server.engine.diffing import unified_diff
 from selfdebug.server.engine.modes import MODE_SPECS, ModeSpec, resolve_mode
 from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, ShownTest
@@ -349,6 +355,18 @@ class Session:
             )
             for text in completion.texts
         ]
+        for candidate in candidates:
+            if candidate.ok and candidate.code and same_code(candidate.code, self.current_code):
+                candidate.problem = (
+                    "the answer repeats the function without any change; change the line that "
+                    "makes the tests fail"
+                )
+            elif (
+                candidate.ok
+                and self.spec.log == "prints"
+                and count_print_calls(candidate.code or "") > count_print_calls(self.target.code)
+            ):
+                candidate.problem = "the fix still contains debugging print statements"
         for index, candidate in enumerate(candidates):
             self.transcript.write(
                 "candidate",
