@@ -1,0 +1,175 @@
+"""Run the tests of one function in a sealed shadow copy of its project.
+
+    selfdebug test path/mod.py::func [--test NODEID ...] [--timeout S] [--json]
+
+Without --test, the function's tests are found (pytest's collection ranked by static evidence).
+Exit codes: 0 every test passes, 1 some fail (or the run failed), 2 usage/input error (missing
+file or function, no tests found, an interpreter without pytest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from selfdebug.server.runner import RunResult, TestCandidate
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", help="the function: path/to/module.py::qualname")
+    parser.add_argument(
+        "--test", action="append", default=[], metavar="NODEID", help="run this test (repeat)"
+    )
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="per test")
+    parser.add_argument("--isolation", choices=("auto", "bwrap", "rlimits"), default="auto")
+    parser.add_argument("--interpreter", default=None, metavar="PYTHON")
+    parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
+
+
+def _fail(message: str) -> int:
+    print(f"selfdebug test: {message}", file=sys.stderr)
+    return 2
+
+
+def _function_exists(file: Path, qualname: str) -> str:
+    """'' when `qualname` is defined in `file`, else why not."""
+    source = file.read_bytes()
+    try:
+        from selfdebug.instrument import InstrumentError, locate_function
+    except ImportError:  # instrument not installed: a plain textual check
+        name = qualname.rsplit(".", 1)[-1].encode()
+        return "" if b"def " + name in source else f"no function {qualname} in {file}"
+    try:
+        locate_function(source, qualname)
+    except InstrumentError as error:
+        return f"{file}: {error}"
+    return ""
+
+
+def normalize_nodeid(nodeid: str, project_root: Path) -> str:
+    """A node id relative to the project root, whether given relative to the current
+    directory, to the project root, or with an absolute path."""
+    path, sep, rest = nodeid.partition("::")
+    candidate = Path(path)
+    absolute = candidate if candidate.is_absolute() else (Path.cwd() / candidate)
+    if not (project_root / path).exists() and absolute.exists():
+        try:
+            path = absolute.resolve().relative_to(project_root).as_posix()
+        except ValueError:
+            pass
+    return f"{path}{sep}{rest}"
+
+
+def main(args: argparse.Namespace) -> int:
+    from selfdebug.server.runner import (
+        DiscoveryError,
+        ProjectRunner,
+        RunnerSettings,
+        find_project_root,
+        find_tests,
+    )
+
+    path, sep, qualname = args.target.rpartition("::")
+    if not sep or not path or not qualname:
+        return _fail(f"expected path/to/module.py::function, got {args.target!r}")
+    file = Path(path).resolve()
+    if not file.is_file():
+        return _fail(f"no such file: {path}")
+    problem = _function_exists(file, qualname)
+    if problem:
+        return _fail(problem)
+    project_root = find_project_root(file)
+    settings = RunnerSettings(
+        interpreter=args.interpreter, isolation=args.isolation, test_timeout_s=args.timeout
+    )
+    try:
+        runner = ProjectRunner(project_root, settings)
+    except RuntimeError as error:  # bwrap requested but unusable
+        return _fail(str(error))
+    with runner:
+        candidates: list[TestCandidate] = []
+        if args.test:
+            nodeids = [normalize_nodeid(t, project_root) for t in args.test]
+        else:
+            try:
+                candidates = find_tests(project_root, file, qualname, runner=runner)
+            except DiscoveryError as error:
+                return _fail(str(error))
+            nodeids = [c.nodeid for c in candidates]
+        result = runner.run(nodeids)
+    if args.json:
+        print(json.dumps(_as_json(args.target, project_root, candidates, result), indent=2))
+    else:
+        _print_summary(project_root, candidates, result)
+    if result.error and not result.tests:
+        return 2
+    return 0 if result.all_passed else 1
+
+
+def _as_json(
+    target: str, project_root: Path, candidates: list[TestCandidate], result: RunResult
+) -> dict[str, Any]:
+    return {
+        "target": target,
+        "project_root": str(project_root),
+        "candidates": [
+            {
+                "nodeid": c.nodeid,
+                "file": str(c.file),
+                "line": c.line,
+                "score": c.score,
+                "reason": c.reason,
+            }
+            for c in candidates
+        ],
+        "result": result.to_json(),
+    }
+
+
+def _print_summary(project_root: Path, candidates: list[TestCandidate], result: RunResult) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(highlight=False, soft_wrap=True)
+    reasons = {c.nodeid: c.reason for c in candidates}
+    styles = {"passed": "green", "skipped": "yellow", "failed": "red", "error": "red"}
+    for test in result.tests:
+        style = styles.get(test.outcome, "magenta")
+        why = f"  [dim](found: {reasons[test.nodeid]})[/]" if test.nodeid in reasons else ""
+        console.print(
+            f"[{style}]{test.outcome:<8}[/] {test.duration:6.2f} s  {escape(test.nodeid)}{why}"
+        )
+    for test in result.tests:
+        if test.ok:
+            continue
+        header = f"{test.nodeid}: {test.exc_type} {_first_line(test.message)}"
+        console.print(f"\n[bold]{escape(header)}[/]")
+        lines = []
+        if test.assert_left is not None:
+            lines += [f"  left:  {test.assert_left}", f"  op:    {test.assert_op}"]
+            lines.append(f"  right: {test.assert_right}")
+        for frame in test.frames[-3:]:
+            where = os.path.relpath(frame.path, project_root)
+            lines.append(f"  at {where}:{frame.line} in {frame.function}: {frame.code}")
+        if test.outcome in ("timeout", "error") and test.stdout.strip():
+            lines.append(f"  last output: {test.stdout.strip()[-300:]}")
+        for line in lines:
+            console.print(escape(line))
+    if result.error:
+        console.print(f"\n[red]run error:[/] {escape(result.error)}")
+    for note in result.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}")
+    state = "cancelled" if result.cancelled else f"{result.passed}/{result.total} passed"
+    console.print(
+        f"\n{state} in {result.duration:.2f} s (isolation: {result.isolation})",
+        style="bold green" if result.all_passed else "bold red",
+    )
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
