@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +31,7 @@ def main(args: argparse.Namespace) -> int:
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         if not host or not port.isdigit():
-            print(f"selfdebug serve: --tcp wants HOST:PORT, got {args.tcp!r}")
+            print(f"selfdebug serve: --tcp wants HOST:PORT, got {args.tcp!r}", file=sys.stderr)
             return 2
         server.start_tcp(host, int(port))
     else:
