@@ -64,9 +64,8 @@ class _Plan:
     locals: set[str] = field(default_factory=set)
     edits: list[_Edit] = field(default_factory=list)
     next_id: int = 0
-    async_generator: bool = (
-        False  # `return value` is a syntax error there: returns stay as they are
-    )
+    # in an async generator `return value` is a syntax error: its returns stay as they are
+    async_generator: bool = False
 
     def new_id(self) -> int:
         self.next_id += 1
