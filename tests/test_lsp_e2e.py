@@ -11,6 +11,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Union
 
@@ -53,6 +54,7 @@ from lsprotocol.types import (
     WorkspaceFolder,
 )
 from pygls.exceptions import JsonRpcException
+from pygls.protocol.json_rpc import JsonRPCRequestMessage
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
@@ -488,6 +490,28 @@ async def test_bad_arguments_are_answered_with_an_error_quickly(start, arguments
         await asyncio.wait_for(ws.command("selfdebug.selfDebug", *arguments), 1.0)
     assert time.monotonic() - started < 1.0
     assert "-32602" in str(error.value) or "Invalid" in repr(error.value) or error.value
+
+
+async def test_a_request_with_malformed_lsp_params_still_gets_an_error(start):
+    ws = await start()
+    uri = ws.open("calc.py")
+    # sent raw: the client's own serializer refuses malformed params
+    answer: Future[Any] = Future()
+    ws.client.protocol._request_futures["malformed-1"] = answer
+    ws.client.protocol._send_data(
+        JsonRPCRequestMessage(
+            id="malformed-1",
+            method="textDocument/codeAction",
+            params={"textDocument": {"uri": uri}, "range": "line 3"},
+            jsonrpc="2.0",
+        )
+    )
+    started = time.monotonic()
+    with pytest.raises(JsonRpcException) as error:
+        await asyncio.wait_for(asyncio.wrap_future(answer), 1.0)
+    assert time.monotonic() - started < 1.0
+    assert "invalid params for textDocument/codeAction" in str(error.value)
+    assert commands_of(await ws.actions(uri, 6, 8))  # and the server goes on
 
 
 async def test_missing_function_and_unknown_command_are_errors(start):

@@ -22,6 +22,7 @@ from selfdebug.server.backends.settings import BackendSettings
 from selfdebug.server.lsp.configuration import SettingsCache
 from selfdebug.server.lsp.diagnostics import DiagnosticStore
 from selfdebug.server.lsp.jobs import TestPlan
+from selfdebug.server.lsp.protocol import AnsweringProtocol
 
 from selfdebug import __version__
 
@@ -64,7 +65,12 @@ class BackendCache:
 
 class SelfDebugServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("selfdebug", __version__, TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "selfdebug",
+            __version__,
+            TextDocumentSyncKind.Incremental,
+            protocol_cls=AnsweringProtocol,
+        )
         self.settings_cache = SettingsCache()
         self.diagnostics = DiagnosticStore()
         # (function uri, qualname) -> function text hash when its diagnostics were published
