@@ -19,6 +19,7 @@ from selfdebug.server.backends.base import (
     Backend,
     BackendCancelled,
     BackendError,
+    BackendTimeout,
     Completion,
     Usage,
 )
@@ -213,8 +214,12 @@ class Session:
         rendered = self.prompts.render(step, self.backend.prompt_form, variables)
         remaining = self._remaining_s()
         deadline = MODEL_CALL_DEADLINE_S if remaining is None else max(1.0, min(remaining, 600.0))
+        max_tokens = self.request.max_tokens
+        if self.request.token_budget is not None:  # do not overshoot the budget by much
+            used = self.usage.prompt_tokens + self.usage.completion_tokens
+            max_tokens = max(16, min(max_tokens, self.request.token_budget - used))
         request = rendered.to_request(
-            max_tokens=self.request.max_tokens,
+            max_tokens=max_tokens,
             temperature=self.request.temperature if n > 1 else 0.0,
             n=n,
             deadline_s=deadline,
@@ -551,6 +556,12 @@ class Session:
                 self.transcript.write("budget", reason=halt.reason, message=halt.message)
         except (Cancelled, BackendCancelled):
             stop = "cancelled"
+        except BackendTimeout as problem:
+            remaining = self._remaining_s()
+            if remaining is not None and remaining <= 1.0:
+                stop = "time_budget"  # the call was cut short by the session's own deadline
+            else:
+                stop, error = "error", str(problem)
         except BackendError as problem:
             stop, error = "error", str(problem)
         except Exception as problem:  # never crash the caller (LSP server, CLI, benchmark)
@@ -595,7 +606,7 @@ class Session:
         return DebugResult(
             stop_reason=stop,
             turns=self.turn,
-            mode=self.mode if self.mode != "auto" else "explain",
+            mode=self.mode,  # still the requested one when the session ended before choosing
             original_function=target.code if target else "",
             fixed_function=best.candidate.code if best is not None else None,
             fixed_file=fixed_file,
