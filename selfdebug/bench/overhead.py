@@ -71,6 +71,39 @@ def measure_component(name: str) -> dict[str, Any] | str:
         return f"unavailable: {type(error).__name__}: {error} ({last.filename}:{last.lineno})"
 
 
+def turn_breakdown(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per turn, from a session transcript: wall time, model time and the share outside the model.
+
+    A turn runs from its "turn k/N" progress event to the next turn's (or the session's end); its
+    model time is the sum of its model calls. The baseline test run before turn 1 is left out here
+    (it is in the session totals).
+    """
+    starts = [
+        (int(e["turn"]), float(e["t"]))
+        for e in events
+        if e.get("event") == "progress" and str(e.get("phase", "")).startswith("turn ")
+    ]
+    end = max((float(e["t"]) for e in events), default=0.0)
+    turns = []
+    for index, (turn, start) in enumerate(starts):
+        stop = starts[index + 1][1] if index + 1 < len(starts) else end
+        model = sum(
+            float(e.get("seconds", 0.0))
+            for e in events
+            if e.get("event") == "model_call" and e.get("turn") == turn
+        )
+        wall = max(stop - start, 1e-9)
+        turns.append(
+            {
+                "turn": turn,
+                "wall_s": round(wall, 3),
+                "model_s": round(model, 3),
+                "outside_model_share": round(max(0.0, wall - model) / wall, 4),
+            }
+        )
+    return turns
+
+
 def measure_session(
     mode: str = "ut", max_turns: int = 2, model_path: str = "", problem: dict | None = None
 ) -> dict[str, Any]:
@@ -84,6 +117,7 @@ def measure_session(
     from selfdebug.server.backends.factory import make_backend
     from selfdebug.server.backends.settings import BackendSettings
     from selfdebug.server.engine import run_session
+    from selfdebug.server.engine.transcript import read_transcript
     from selfdebug.server.engine.types import DebugRequest
 
     bench_problem = problem_from_record(problem or _SESSION_PROBLEM)
@@ -101,15 +135,21 @@ def measure_session(
                 tests=project.visible_test_ids,
                 mode=mode,  # type: ignore[arg-type]
                 max_turns=max_turns,
+                transcript_path=Path(tmp) / "transcript.jsonl",
             )
             started = time.monotonic()
             result = run_session(request, backend)
             wall = time.monotonic() - started
+            turns = turn_breakdown(read_transcript(Path(tmp) / "transcript.jsonl"))
     finally:
         backend.close()
     seconds = result.seconds or wall
     outside = max(0.0, seconds - result.model_seconds)
     share = outside / seconds if seconds > 0 else None
+    turns_wall = sum(t["wall_s"] for t in turns)
+    turns_share = (
+        sum(t["wall_s"] - t["model_s"] for t in turns) / turns_wall if turns_wall > 0 else None
+    )
     return {
         "backend": backend.name,
         "problem": bench_problem.id,
@@ -124,9 +164,11 @@ def measure_session(
         "model_s": round(result.model_seconds, 3),
         "outside_model_s": round(outside, 3),
         "outside_model_s_per_turn": round(outside / result.turns, 3) if result.turns else None,
-        "outside_model_share": round(share, 4) if share is not None else None,
+        "outside_model_share": round(share, 4) if share is not None else None,  # with baseline
+        "turns_outside_model_share": round(turns_share, 4) if turns_share is not None else None,
+        "per_turn": turns,
         "goal_outside_model_share": OUTSIDE_MODEL_GOAL,
-        "meets_goal": share is not None and share < OUTSIDE_MODEL_GOAL,
+        "meets_goal": turns_share is not None and turns_share < OUTSIDE_MODEL_GOAL,
     }
 
 
