@@ -8,6 +8,7 @@ tests, files in other encodings that the interpreter refuses); those are reporte
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import sysconfig
 import warnings
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import InstrumentError
+from .helper import HELPER
 from .locate import FunctionLocation, list_functions
 from .probes import LEVELS, instrument_function
 from .source import parse
@@ -68,7 +70,7 @@ class RoundTrip:
     def summary(self) -> str:
         return (
             f"files {self.files} (unparseable {len(self.unparseable)}), "
-            f"functions {self.functions}, instrument+compile+strip checks {self.checks}, "
+            f"functions {self.functions}, instrument+compile+ast+strip checks {self.checks}, "
             f"failures {len(self.failures)}"
         )
 
@@ -97,25 +99,34 @@ def check_function(
         if strip(instrumented) != source:
             failures.append(Failure(path, location.qualname, level, "strip is not exact"))
             continue
-        problem = _compile_problem(source, instrumented, path, location)
+        problem = _compile_problem(source, instrumented, path, location) or _ast_problem(
+            source, instrumented, location
+        )
         if problem:
             failures.append(Failure(path, location.qualname, level, problem))
     return failures
+
+
+def _piece(text: bytes, first: int, end: int, encoding: str) -> bytes:
+    """Lines [first, end) of `text` as a module of their own (indented defs under `if 1:`)."""
+    piece = b"".join(text.splitlines(keepends=True)[first:end])
+    if piece.lstrip(b"\r\n")[:1] in (b" ", b"\t", b"\f"):
+        piece = b"if 1:\n" + piece
+    if encoding not in ("utf-8", "utf-8-sig"):
+        piece = f"# -*- coding: {encoding} -*-\n".encode() + piece
+    return piece
+
+
+def _added_lines(source: bytes, instrumented: bytes) -> int:
+    return len(instrumented.splitlines()) - len(source.splitlines())
 
 
 def _compile_problem(
     source: bytes, instrumented: bytes, path: str, location: FunctionLocation
 ) -> str:
     """Compile the instrumented function; cut out alone first (fast), else the whole file."""
-    added = instrumented.count(b"\n") - source.count(b"\n")
-    lines = instrumented.splitlines(keepends=True)
-    piece = b"".join(lines[location.start_line : location.end_line + added])
-    first = piece.lstrip(b"\r\n")
-    if first[:1] in (b" ", b"\t", b"\f"):
-        piece = b"if 1:\n" + piece
-    encoding = parse(source).encoding
-    if encoding not in ("utf-8", "utf-8-sig"):
-        piece = f"# -*- coding: {encoding} -*-\n".encode() + piece
+    end = location.end_line + _added_lines(source, instrumented)
+    piece = _piece(instrumented, location.start_line, end, parse(source).encoding)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -128,6 +139,89 @@ def _compile_problem(
             return ""
         except (SyntaxError, ValueError) as error:
             return f"compile: {error}"
+
+
+def _ast_problem(source: bytes, instrumented: bytes, location: FunctionLocation) -> str:
+    """The instrumented function must be the original plus probes, and nothing else.
+
+    Its syntax tree, with the probe statements, decorator and return wraps taken out, must equal
+    the original's; docstrings must still be docstrings.
+    """
+    encoding = parse(source).encoding
+    end = location.end_line + _added_lines(source, instrumented)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            before = ast.parse(_piece(source, location.start_line, location.end_line, encoding))
+            after = ast.parse(_piece(instrumented, location.start_line, end, encoding))
+        except (SyntaxError, ValueError) as error:
+            return f"ast: {error}"
+    if _docstrings(before) != _docstrings(after):
+        return "a docstring is no longer the first statement"
+    if ast.dump(_ReturnNone().visit(before)) != ast.dump(_WithoutProbes().visit(after)):
+        return "the code changed beyond the inserted probes"
+    return ""
+
+
+def _docstrings(tree: ast.AST) -> list[str | None]:
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    return [
+        ast.get_docstring(node, clean=False)
+        for node in ast.walk(tree)
+        if isinstance(node, functions)
+    ]
+
+
+class _ReturnNone(ast.NodeTransformer):
+    """`return None` and a bare `return` look alike once wrapped: compare them as one."""
+
+    def visit_Return(self, node: ast.Return) -> ast.Return:
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Constant) and node.value.value is None:
+            node.value = None
+        return node
+
+
+class _WithoutProbes(_ReturnNone):
+    """Takes every inserted probe back out of a syntax tree."""
+
+    @staticmethod
+    def _is_helper(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id == HELPER
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "__import__"
+            and [getattr(arg, "value", None) for arg in node.args] == [HELPER]
+        )
+
+    def _is_probe_call(self, node: ast.AST) -> bool:
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and self._is_helper(node.func.value)
+        )
+
+    def visit_Import(self, node: ast.Import) -> ast.Import | None:
+        return None if [alias.name for alias in node.names] == [HELPER] else node
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST | None:
+        return None if self._is_probe_call(node.value) else self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        func = node.func
+        is_ret = isinstance(func, ast.Attribute) and func.attr == "ret" and len(node.args) == 4
+        if is_ret and self._is_probe_call(node):
+            return self.visit(node.args[2])
+        return self.generic_visit(node)
+
+    def _decorated(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
+        node.decorator_list = [d for d in node.decorator_list if not self._is_probe_call(d)]
+        return self.generic_visit(node)
+
+    visit_FunctionDef = _decorated
+    visit_AsyncFunctionDef = _decorated
 
 
 def roundtrip(paths: Iterable[Path], levels: Iterable[str] = LEVELS, limit: int = 0) -> RoundTrip:
