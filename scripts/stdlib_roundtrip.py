@@ -1,9 +1,9 @@
 """Instrument every function of this interpreter's standard library at every level; report counts.
 
 For each function and level: the instrumented file must compile, its syntax tree minus the probes
-must equal the original one, and strip() must give back the
-original bytes. Usage: .venv/bin/python scripts/stdlib_roundtrip.py [--limit N] [--json]
-Exit status 1 when any check fails.
+must equal the original one, and strip() must give back the original bytes.
+Usage: .venv/bin/python scripts/stdlib_roundtrip.py [--limit N] [--json]; exit status 1 when any
+check fails.
 """
 
 from __future__ import annotations

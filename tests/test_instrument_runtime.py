@@ -100,3 +100,26 @@ def test_an_empty_log_variable_disables_probes(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.stdout == "435 False not wrapped\n"
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["main.py", "mod.py"]
+
+
+def test_private_names_and_a_variable_called_branch(tmp_path: Path) -> None:
+    source = (
+        b"class A:\n    def f(self, branch):\n        __secret = 5\n        if branch:\n"
+        b"            __secret += 1\n        return __secret\n"
+    )
+    (tmp_path / "priv.py").write_bytes(instrument_function(source, "A.f", "lines"))
+    (tmp_path / "main.py").write_text("import priv\nprint(priv.A().f(True))\n")
+    log = tmp_path / "probes.jsonl"
+    run_env = {k: v for k, v in os.environ.items() if not k.startswith("SELFDEBUG_PROBE")}
+    run_env.update(PYTHONPATH=str(runtime_dir()), SELFDEBUG_PROBE_LOG=str(log))
+    done = subprocess.run(
+        [sys.executable, "main.py"], cwd=tmp_path, env=run_env, capture_output=True, text=True,
+        timeout=60, check=True,
+    )  # fmt: skip
+    assert done.stdout == "6\n"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["values"] for r in records if r["kind"] == "assign"] == [
+        {"__secret": "5"}, {"__secret": "6"}
+    ]  # fmt: skip
+    branch = next(r for r in records if r["kind"] == "branch")
+    assert branch["values"] == {"<branch>": "if", "branch": "True"}

@@ -1,8 +1,8 @@
 """Round trip over a fixed sample of this interpreter's standard library (>= 2,000 functions).
 
 Every function, at every level: the instrumented file compiles, its syntax tree minus the probes
-equals the original one (docstrings included), and strip() gives back the exact
-bytes. The whole corpus: `.venv/bin/python scripts/stdlib_roundtrip.py`.
+equals the original one (docstrings included), and strip() gives back the exact bytes.
+The whole corpus: `.venv/bin/python scripts/stdlib_roundtrip.py`.
 """
 
 from __future__ import annotations

@@ -142,8 +142,12 @@ def _lookup(frame, names):
     local_values = frame.f_locals
     values = {}
     for name in names:
-        if name in local_values:
-            values[name] = _safe_repr(local_values[name])
+        stored = name
+        if name not in local_values and name.startswith("__") and not name.endswith("__"):
+            # a class-private name: inside a method the compiler stores it as _Class__name
+            stored = next((k for k in local_values if k.endswith(name) and k[:1] == "_"), name)
+        if stored in local_values:
+            values[name] = _safe_repr(local_values[stored])
         elif name not in own and name in frame.f_globals:  # declared `global`
             values[name] = _safe_repr(frame.f_globals[name])
         else:
@@ -154,9 +158,10 @@ def _lookup(frame, names):
 @_guarded
 def _hit(frame, probe_id, line, kind, names, label):
     def values():
-        found = _lookup(frame, names)
-        if label:
-            found[kind] = label
+        found = {}
+        if label:  # which branch: first, under the kind's name unless a variable has it
+            found[kind if kind not in names else "<" + kind + ">"] = label
+        found.update(_lookup(frame, names))
         return found
 
     _record(probe_id, line, kind, values)
