@@ -71,6 +71,13 @@ CASES: dict[str, tuple[bytes, str]] = {
         b"    return(x)\n",
         "f",
     ),
+    "loop_and_try_else": (
+        b"def f(xs):\n    for x in xs:\n        if x:\n            break\n    else:\n"
+        b"        x = None\n    while xs:\n        xs = xs[1:]\n    else:\n        pass\n"
+        b"    try:\n        y = 1\n    except* ValueError:\n        y = 2\n    else:\n"
+        b"        y = 3\n    return x, y\n",
+        "f",
+    ),
     "one_line_def": (b"def f(): return 1\n", "f"),
     "one_line_def_bare": (b"class A:\n    def f(self): return\n", "A.f"),
     "semicolons": (b"def f():\n    a = 1; b = 2;\n    c = 3 ; d = 4  # note\n    return a\n", "f"),
