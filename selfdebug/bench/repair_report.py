@@ -233,11 +233,13 @@ def plot_fixes_by_turn(report: dict[str, Any], path: Path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     max_turns = int(report["config"].get("max_turns", 1))
     for stats in report["modes"].values():
         max_turns = max([max_turns, *(int(t) for t in stats["fixes_by_turn"])])
-    turns = list(range(0, max_turns + 1))
+    first = 0 if any("0" in map(str, s["fixes_by_turn"]) for s in report["modes"].values()) else 1
+    turns = list(range(first, max(max_turns, first) + 1))
     figure, axes = plt.subplots(figsize=(7, 4.5))
     for mode, stats in report["modes"].items():
         by_turn = {int(k): v for k, v in stats["fixes_by_turn"].items()}
@@ -248,6 +250,8 @@ def plot_fixes_by_turn(report: dict[str, Any], path: Path) -> Path:
         axes.step(turns, cumulative, where="post", marker="o", label=f"{mode} ({running})")
     problems = max((s["problems"] for s in report["modes"].values()), default=0)
     axes.set_xticks(turns)
+    axes.set_ylim(0, max(problems, 1))
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("debugging turn")
     axes.set_ylabel(f"problems fixed, hidden tests (of {problems})")
     axes.set_title(f"Fixes by turn: {report['config'].get('backend_name', '')}")
