@@ -1,8 +1,8 @@
 """Time to locate + instrument + strip one function, over this interpreter's standard library.
 
-`selfdebug bench instrument [--limit N] [--level L] [--json]`. Two figures per function:
-warm, the file already parsed (the language server asks about the buffer it has just parsed),
-and cold, the tree-sitter parse of the whole file included. Goal: warm median under 2 ms.
+`selfdebug bench instrument [--limit N] [--level L] [--json]`. Warm: every function, its file
+already parsed (the language server asks about the buffer it has just parsed). Cold: the first
+function of each file, the tree-sitter parse of the whole file included. Goal: warm median < 2 ms.
 """
 
 from __future__ import annotations
@@ -47,17 +47,19 @@ def measure(limit: int = 2000, level: str = "lines") -> dict[str, Any]:
     from selfdebug.instrument.corpus import shuffled_files, stdlib_root
     from selfdebug.instrument.source import clear_cache, parse
 
-    def once(source: bytes, qualname: str) -> float:
-        started = time.perf_counter()
+    def once(source: bytes, qualname: str, into: list[float], cpu_into: list[float]) -> None:
+        started, cpu_started = time.perf_counter(), time.thread_time()
         location = locate_function(source, qualname)
         stripped = strip(instrument_function(source, location, level))
-        elapsed = time.perf_counter() - started
+        into.append(time.perf_counter() - started)
+        cpu_into.append(time.thread_time() - cpu_started)
         if stripped != source:
             raise AssertionError(f"strip is not exact for {qualname}")
-        return elapsed
 
     warm: list[float] = []
     cold: list[float] = []
+    warm_cpu: list[float] = []
+    cold_cpu: list[float] = []
     files = 0
     for path in shuffled_files():
         source = path.read_bytes()
@@ -67,10 +69,11 @@ def measure(limit: int = 2000, level: str = "lines") -> dict[str, Any]:
         except InstrumentError:
             continue
         files += 1
-        for qualname in qualnames:
-            clear_cache()
-            cold.append(once(source, qualname))
-            warm.append(once(source, qualname))
+        for index, qualname in enumerate(qualnames):
+            if index == 0:  # a file just opened: its parse is part of the first request
+                clear_cache()
+                once(source, qualname, cold, cold_cpu)
+            once(source, qualname, warm, warm_cpu)
             if limit and len(warm) >= limit:
                 break
         if limit and len(warm) >= limit:
@@ -82,7 +85,8 @@ def measure(limit: int = 2000, level: str = "lines") -> dict[str, Any]:
         "files": files,
         "functions": len(warm),
         **warm_figures,
-        "cold": _percentiles(cold),
+        "cpu": _percentiles(warm_cpu),  # this thread's CPU time: what a busy machine hides
+        "cold": {"functions": len(cold), **_percentiles(cold), "cpu": _percentiles(cold_cpu)},
         "goal_median_ms": GOAL_MEDIAN_MS,
         "meets_goal": warm_figures["median_ms"] < GOAL_MEDIAN_MS,
     }
@@ -93,14 +97,15 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(figures))
         return 0
-    cold = figures["cold"]
+    cold, cpu = figures["cold"], figures["cpu"]
     print(
         f"instrument ({figures['level']}): {figures['functions']} functions from "
-        f"{figures['files']} stdlib files\n"
-        f"  locate + instrument + strip, file already parsed: median {figures['median_ms']} ms, "
-        f"p95 {figures['p95_ms']} ms, max {figures['max_ms']} ms\n"
-        f"  the same with the file's parse included:         median {cold['median_ms']} ms, "
-        f"p95 {cold['p95_ms']} ms, max {cold['max_ms']} ms\n"
+        f"{figures['files']} stdlib files; locate + instrument + strip one function\n"
+        f"  file already parsed: median {figures['median_ms']} ms, p95 {figures['p95_ms']} ms, "
+        f"max {figures['max_ms']} ms (CPU: median {cpu['median_ms']} ms, p95 {cpu['p95_ms']} ms)\n"
+        f"  first function of a file, parse included ({cold['functions']} files): median "
+        f"{cold['median_ms']} ms, p95 {cold['p95_ms']} ms (CPU: median "
+        f"{cold['cpu']['median_ms']} ms, p95 {cold['cpu']['p95_ms']} ms)\n"
         f"  goal: median < {figures['goal_median_ms']} ms -> "
         f"{'met' if figures['meets_goal'] else 'NOT met'}"
     )
