@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import threading
 import tokenize
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -129,28 +130,30 @@ def parse(source: bytes) -> ParsedSource:
     """Parse `source` (bytes in the file's own encoding). Never raises for syntax errors."""
     if not isinstance(source, bytes):
         raise TypeError("source must be bytes (the file's own encoding)")
-    cached = _cache.get(source)
-    if cached is not None:
-        return cached
-    encoding = detect_encoding(source) if _maybe_declares_encoding(source) else "utf-8"
-    if encoding in ("utf-8", "utf-8-sig") or source.isascii():
-        parsed = ParsedSource(source, encoding, source, _parser().parse(source))
-    else:
-        parsed = _parse_transcoded(source, encoding)
-    if len(_cache) >= 8:
-        _cache.pop(next(iter(_cache)))
-    _cache[source] = parsed
-    return parsed
+    with _lock:  # one tree-sitter parser, shared: the language server calls from threads
+        cached = _cache.get(source)
+        if cached is not None:
+            return cached
+        encoding = detect_encoding(source) if _maybe_declares_encoding(source) else "utf-8"
+        if encoding in ("utf-8", "utf-8-sig") or source.isascii():
+            parsed = ParsedSource(source, encoding, source, _parser().parse(source))
+        else:
+            parsed = _parse_transcoded(source, encoding)
+        if len(_cache) >= 8:
+            _cache.pop(next(iter(_cache)))
+        _cache[source] = parsed
+        return parsed
 
 
-_cache: dict[
-    bytes, ParsedSource
-] = {}  # the last few sources: the server asks about one buffer often
+# The last few sources parsed: the server asks about the same buffer several times in a row.
+_cache: dict[bytes, ParsedSource] = {}
+_lock = threading.Lock()
 
 
 def clear_cache() -> None:
     """Forget parsed sources (benchmarks use it to time parsing too)."""
-    _cache.clear()
+    with _lock:
+        _cache.clear()
 
 
 def _maybe_declares_encoding(source: bytes) -> bool:
