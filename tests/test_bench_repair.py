@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -111,9 +112,17 @@ def test_an_interrupted_run_resumes_with_only_the_remaining_problems(tmp_path: P
     saved = (tmp_path / RESULTS_FILE).read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["id"] for line in saved] == stop.seen == ["mini/clamp", "mini/largest"]
 
+    untouched = PerProblemBackends()
+    partial = run_repair(
+        replace(config(tmp_path), report_only=True), backend_factory=untouched, show_progress=False
+    )
+    assert partial["coverage"] == {"done": 2, "planned": 3} and not untouched.backends
+    assert partial["modes"]["ut"]["fixed_hidden"] == 1
+
     backends = PerProblemBackends()
     report = run_repair(config(tmp_path), backend_factory=backends, show_progress=False)
     assert list(backends.backends) == ["mini/count_vowels"]
+    assert report["coverage"] == {"done": 3, "planned": 3}
     ut = report["modes"]["ut"]
     assert (ut["fixed_hidden"], ut["plausible_but_wrong"], ut["not_fixed"]) == (1, 1, 1)
     assert len((tmp_path / RESULTS_FILE).read_text(encoding="utf-8").splitlines()) == 3

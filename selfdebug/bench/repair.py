@@ -63,6 +63,7 @@ class RepairConfig:
     ids: list[str] | None = None
     test_timeout_s: float = 5.0
     session_timeout_s: float | None = None  # DebugRequest.time_budget_s
+    report_only: bool = False  # rebuild the report from results.jsonl, run nothing
     backend: BackendSettings | None = None  # None: the embedded model
 
 
@@ -301,12 +302,17 @@ def run_repair(
 
     done = load_outcomes(config.out)
     todo = [(p, m) for p in problems for m in config.modes if (m, p.id) not in done]
+    if config.report_only:
+        todo = []
     backend_name = (
         "per-problem backends" if shared is None else _describe_settings(_settings(config))
     )
     check_resumable(config.out, config_record(config, backend_name))
     if shared is not None and todo:
         backend_name = factory(problems[0]).name  # load the model once, before the clock starts
+    elif not todo and (config.out / CONFIG_FILE).exists():  # nothing to run: keep the real name
+        previous = json.loads((config.out / CONFIG_FILE).read_text(encoding="utf-8"))
+        backend_name = previous.get("backend_name", backend_name)
     record = config_record(config, backend_name)
     (config.out / CONFIG_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")
 
@@ -325,6 +331,7 @@ def run_repair(
         if pid in selected_ids and mode in config.modes
     ]
     report = build_report(outcomes, config.modes, record)
+    report["coverage"] = {"done": len(outcomes), "planned": len(problems) * len(config.modes)}
     (config.out / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     (config.out / "report.md").write_text(render_markdown(report), encoding="utf-8")
     plot_fixes_by_turn(report, config.out / PLOT_FILE)
@@ -375,7 +382,7 @@ def _run_pairs(
         TextColumn("ETA"),
         TimeRemainingColumn(),
         console=Console(stderr=True),
-        disable=not show_progress,
+        disable=not show_progress or not todo,
     )
     pool = ThreadPoolExecutor(max_workers=max(1, config.jobs), thread_name_prefix="bench")
     fixed = 0
@@ -431,6 +438,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=Path("bench-out/repair"))
     parser.add_argument("--json", action="store_true", help="print report.json instead of markdown")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--report-only", action="store_true", help="rebuild the report from --out, run nothing"
+    )
 
 
 def config_from_args(args: argparse.Namespace) -> RepairConfig:
@@ -448,6 +458,7 @@ def config_from_args(args: argparse.Namespace) -> RepairConfig:
         ids=ids or None,
         test_timeout_s=args.test_timeout,
         session_timeout_s=args.session_timeout,
+        report_only=args.report_only,
         backend=BackendSettings(
             backend=args.backend,
             model_path=args.model,

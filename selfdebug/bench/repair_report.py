@@ -202,6 +202,16 @@ def _turn_table(stats_by_mode: dict[str, dict[str, Any]], max_turns: int) -> lis
     return lines
 
 
+def _coverage_note(report: dict[str, Any]) -> list[str]:
+    coverage = report.get("coverage")
+    if not coverage or coverage["done"] >= coverage["planned"]:
+        return []
+    return [
+        f"**Incomplete run: {coverage['done']} of {coverage['planned']} (mode, problem) pairs "
+        "done** (resume with the same command to finish)."
+    ]
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     config = report["config"]
     max_turns = int(config.get("max_turns", 0))
@@ -215,6 +225,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"Visible tests shown to the model: {config.get('visible_policy', '')}",
         "fixed (hidden) = passes the visible and every hidden test; plausible but wrong = passes "
         "the visible tests, fails a hidden one. Tokens per fix = all tokens of the mode / fixes.",
+        *_coverage_note(report),
         "",
         *_mode_table(report["modes"]),
         "",
