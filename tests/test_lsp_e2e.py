@@ -447,6 +447,34 @@ async def test_cancel_stops_the_session_and_kills_the_tests_within_a_second(star
     assert await ws.actions(uri, 20, 8)
 
 
+async def test_cancel_while_the_model_is_answering_stops_it_within_a_second(start):
+    ws = await start(
+        script={"replies": [FIX_REPLY], "delay_s": 60.0}, settings={"maxTurns": 2, "mode": "ut"}
+    )
+    client = ws.client
+    uri = ws.open("calc.py")
+    session = asyncio.ensure_future(
+        ws.command("selfdebug.selfDebug", {"uri": uri, "qualname": "mean"})
+    )
+    token = await client.until(
+        lambda: next(
+            (
+                t
+                for t, reports in client.progress_reports.items()
+                if any("asking the model" in (getattr(r, "message", "") or "") for r in reports)
+            ),
+            None,
+        )
+    )
+    cancelled_at = time.monotonic()
+    client.window_work_done_progress_cancel(WorkDoneProgressCancelParams(token=token))
+    result = await asyncio.wait_for(session, 5)
+    elapsed = time.monotonic() - cancelled_at
+    assert elapsed < 1.0, f"session took {elapsed:.2f}s to stop"
+    assert result["stopReason"] == "cancelled" and client.edits == []
+    assert client.reports[-1]["stopReason"] == "cancelled"
+
+
 async def test_stale_fix_is_refused_when_the_document_changed(start):
     ws = await start(
         script={"replies": [FIX_REPLY], "delay_s": 2.0},

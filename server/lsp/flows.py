@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol.types import (
     ApplyWorkspaceEditParams,
     MessageType,
+    Position,
     ShowDocumentParams,
     ShowMessageParams,
 )
@@ -57,8 +58,6 @@ def resolve(ls: SelfDebugServer, target: FunctionTarget) -> FunctionSnapshot:
         raise JsonRpcInvalidParams(f"cannot read {path}: {error.strerror}")
     qualname = target.qualname
     if not qualname and target.position is not None:
-        from lsprotocol.types import Position
-
         position = Position(line=target.position.line, character=target.position.character)
         line, column = utf16_position(document, position)
         location = locate_at(source.encode("utf-8"), line, column)
@@ -142,21 +141,21 @@ async def self_debug(ls: SelfDebugServer, target: FunctionTarget) -> dict[str, A
         show(ls, "a self-debug session is already running; cancel it or wait", MessageType.Warning)
         return {"started": False, "error": "a session is already running"}
     ls.session_running = True
-    settings = await fetch_settings(ls, snapshot.uri)
-    job = await JobProgress.start(ls, f"Self-debug `{snapshot.qualname}`", "finding tests")
+    job: JobProgress | None = None
     try:
+        settings = await fetch_settings(ls, snapshot.uri)
+        job = await JobProgress.start(ls, f"Self-debug `{snapshot.qualname}`", "finding tests")
         return await _self_debug(ls, snapshot, settings, target.mode, job)
     except Cancelled:
-        job.end("cancelled")
         return _send_report(ls, _plain_report(snapshot, "cancelled", "cancelled by the user"), None)
     except Exception as error:
         logger.exception("self-debug of %s failed", snapshot.qualname)
         show(ls, f"self-debug of `{snapshot.qualname}` failed: {error}", MessageType.Error)
-        job.end(f"failed: {error}")
         return _send_report(ls, _plain_report(snapshot, "error", str(error)), None)
     finally:
-        job.end("done")
         ls.session_running = False
+        if job is not None:
+            job.end("cancelled" if job.cancel.cancelled else "done")
 
 
 async def _self_debug(
