@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lsprotocol.types import CodeActionKind
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 from selfdebug.server.engine.types import DebugResult, Progress
@@ -88,6 +89,7 @@ def test_positions_count_utf16_units():
 def test_only_filter_and_action_arguments():
     assert wanted(None) and wanted(["quickfix"]) and wanted(["quickfix.selfdebug"])
     assert not wanted(["refactor"]) and not wanted(["source.organizeImports"])
+    assert wanted([CodeActionKind.QuickFix]) and not wanted([CodeActionKind.Refactor])
     actions = function_actions("file:///a.py", 7, "Box.area", "area", "ut")
     assert [a.command.arguments[0].get("mode") for a in actions] == ["ut", "print", "explain", None]
     assert all(a.command.arguments[0]["version"] == 7 for a in actions)

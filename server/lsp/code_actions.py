@@ -9,6 +9,7 @@ action carries a Command; see commands.py).
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol.types import (
@@ -39,9 +40,10 @@ ACTIONS: tuple[tuple[str, str | None, str], ...] = (
 )
 
 
-def wanted(only: list[str] | None) -> bool:
+def wanted(only: Sequence[str] | None) -> bool:
     """Honour the client's `context.only` filter (kinds are hierarchical: "quickfix" matches)."""
-    return not only or any(kind == KIND or KIND.startswith(f"{kind}.") for kind in only)
+    kinds = [getattr(kind, "value", kind) for kind in only or ()]  # enum members or plain strings
+    return not kinds or any(kind == KIND or KIND.startswith(f"{kind}.") for kind in kinds)
 
 
 def function_actions(

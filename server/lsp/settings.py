@@ -147,7 +147,7 @@ def structure_settings(*layers: Mapping[str, Any] | None) -> SettingsResult:
         if raw is None:
             continue  # an unset value in the editor: keep the default
         try:
-            value = _converter.structure(raw, field.type)
+            value = _converter.structure(raw, field.type)  # type: ignore[arg-type]
             if field.validator is not None:
                 field.validator(None, field, value)
         except Exception as error:
