@@ -7,12 +7,16 @@ import {
     ExecuteCommandRequest,
     LanguageClient,
     type LanguageClientOptions,
+    ResponseError,
     RevealOutputChannelOn,
+    WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
 import { type Interpreter, resolveInterpreter } from './interpreter';
 import { installCommand, preflight, preflightMessage, serverExecutable } from './launch';
-import { parseSessionReport, SESSION_REPORT_METHOD, type SessionReport } from './report';
+import { ProgressNotifications } from './progressNotification';
+import { parseSessionReport, SESSION_REPORT_METHOD } from './report';
 import { configurationFor, folderFor, readServerSettings } from './settings';
+import type { ReportView } from './reportView';
 import type { SessionStatusBar } from './statusBar';
 
 const CLIENT_ID = 'selfdebug';
@@ -22,11 +26,12 @@ export class ServerController implements vscode.Disposable {
     private client: LanguageClient | undefined;
     private starting: Promise<LanguageClient | undefined> = Promise.resolve(undefined);
     private lastFailure = 'the selfdebug server has not started yet';
+    private readonly notifications = new ProgressNotifications();
 
     constructor(
         private readonly output: vscode.LogOutputChannel,
         private readonly status: SessionStatusBar,
-        private readonly onReport: (report: SessionReport) => void,
+        private readonly reports: ReportView,
     ) {}
 
     /** Stop the running server (if any) and start a new one; calls never overlap. */
@@ -85,8 +90,9 @@ export class ServerController implements vscode.Disposable {
         this.output.info(`selfdebug ${check.version} found for ${interpreter.command}`);
 
         const executable = serverExecutable(interpreter.command, cwd);
-        const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, { run: executable, debug: executable }, this.clientOptions());
-        client.onNotification(SESSION_REPORT_METHOD, (params: unknown) => this.onReport(parseSessionReport(params)));
+        const options = this.clientOptions(() => client);
+        const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, { run: executable, debug: executable }, options);
+        client.onNotification(SESSION_REPORT_METHOD, (params: unknown) => this.reports.setReport(parseSessionReport(params)));
         try {
             await client.start();
         } catch (error) {
@@ -99,7 +105,7 @@ export class ServerController implements vscode.Disposable {
         return client;
     }
 
-    private clientOptions(): LanguageClientOptions {
+    private clientOptions(client: () => LanguageClient): LanguageClientOptions {
         return {
             documentSelector: [
                 { scheme: 'file', language: 'python' },
@@ -122,10 +128,27 @@ export class ServerController implements vscode.Disposable {
                         });
                     },
                 },
-                // Let the library show its cancellable notification, and mirror the phase here.
+                // With `showReport` the server asks to show the report's markdown file: show the
+                // rendered report with its transcript instead.
+                window: {
+                    showDocument: async (params, next) => {
+                        if (this.reports.isReportFile(vscode.Uri.parse(params.uri))) {
+                            await this.reports.show();
+                            return { success: true };
+                        }
+                        const shown = await next(params, new vscode.CancellationTokenSource().token);
+                        return shown instanceof ResponseError ? { success: false } : shown;
+                    },
+                },
+                // The phase goes to the status bar; cancellable progress becomes a notification
+                // with Cancel (see progressNotification.ts), the rest stays the library's.
                 handleWorkDoneProgress: (token, params, next) => {
                     this.status.onProgress(token, params);
-                    next(token, params);
+                    const cancel = () =>
+                        void client().sendNotification(WorkDoneProgressCancelNotification.type, { token });
+                    if (!this.notifications.handle(token, params, cancel) || params.kind === 'end') {
+                        next(token, params); // 'end' always: it releases the library's handler
+                    }
                 },
             },
         };
@@ -142,6 +165,7 @@ export class ServerController implements vscode.Disposable {
     }
 
     dispose(): void {
+        this.notifications.dispose();
         void this.stop();
     }
 }

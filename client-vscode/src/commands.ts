@@ -21,6 +21,7 @@ export async function runAtCursor(server: ServerController, serverCommand: strin
         return await server.executeServerCommand(serverCommand, {
             uri,
             position: { line: cursor.line, character: cursor.character },
+            version: editor.document.version, // the server refuses a fix if the text moved on
         });
     } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

@@ -4,7 +4,7 @@ import { ServerController } from './client';
 import { runAtCursor, SERVER_RUN_TESTS, SERVER_SELF_DEBUG } from './commands';
 import { onPythonInterpreterChanged } from './interpreter';
 import { ReportView } from './reportView';
-import { needsRestart, readInterpreterSetting, readServerSettings } from './settings';
+import { needsRestart, readInterpreterSetting } from './settings';
 import { SessionStatusBar } from './statusBar';
 
 let server: ServerController | undefined;
@@ -13,13 +13,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const output = vscode.window.createOutputChannel('selfdebug', { log: true });
     const reports = new ReportView();
     const status = new SessionStatusBar('selfdebug.showLastExplanation');
-    server = new ServerController(output, status, (report) => {
-        reports.setReport(report);
-        const scope = report.uri ? vscode.Uri.parse(report.uri) : undefined;
-        if (readServerSettings(scope).showReport) {
-            void reports.show();
-        }
-    });
+    server = new ServerController(output, status, reports);
     const controller = server;
 
     context.subscriptions.push(

@@ -1,7 +1,9 @@
 /**
  * The `selfdebug/sessionReport` notification the server sends when a session ends, and its
- * markdown rendering (the server's own markdown when it sends one, else built from the fields).
+ * markdown rendering: the server's own markdown when it sends one (else built from the fields),
+ * followed by the turn-by-turn transcript when its file can be read.
  */
+import { renderTranscript, type TranscriptEvent } from './transcript';
 
 export const SESSION_REPORT_METHOD = 'selfdebug/sessionReport';
 
@@ -13,6 +15,8 @@ export interface SessionReport {
     diff: string;
     transcriptPath: string;
     markdown: string;
+    reportPath: string; // the same markdown on disk; the server may ask to show it (showReport)
+    stopReason: string;
 }
 
 /** Accept what the server sent, filling missing fields with "" (a report is never dropped). */
@@ -27,6 +31,8 @@ export function parseSessionReport(params: unknown): SessionReport {
         diff: text('diff'),
         transcriptPath: text('transcriptPath'),
         markdown: text('markdown'),
+        reportPath: text('reportPath'),
+        stopReason: text('stopReason'),
     };
 }
 
@@ -37,13 +43,18 @@ function fence(body: string, language: string): string {
     return `${ticks}${language}\n${body.replace(/\n$/, '')}\n${ticks}`;
 }
 
-export function renderReportMarkdown(report: SessionReport | undefined): string {
+export function renderReportMarkdown(report: SessionReport | undefined, transcript?: TranscriptEvent[]): string {
     if (!report) {
         return '# selfdebug\n\nNo self-debugging session has finished yet in this window.\n';
     }
-    if (report.markdown.trim()) {
-        return report.markdown;
+    const head = report.markdown.trim() ? report.markdown.replace(/\s*$/, '\n') : renderFields(report);
+    if (!transcript?.length) {
+        return head;
     }
+    return `${head}\n## Transcript, turn by turn\n\n${renderTranscript(transcript)}\n`;
+}
+
+function renderFields(report: SessionReport): string {
     const parts = [`# Self-debug \`${report.qualname || 'function'}\``];
     if (report.uri) {
         parts.push(`File: \`${report.uri}\``);
@@ -56,7 +67,7 @@ export function renderReportMarkdown(report: SessionReport | undefined): string 
         parts.push('## Proposed change', fence(report.diff, 'diff'));
     }
     if (report.transcriptPath) {
-        parts.push('## Transcript', `Turn-by-turn transcript (JSON lines): \`${report.transcriptPath}\``);
+        parts.push(`Transcript file (JSON lines): \`${report.transcriptPath}\``);
     }
     return `${parts.join('\n\n')}\n`;
 }

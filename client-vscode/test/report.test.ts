@@ -5,7 +5,7 @@ import { parseSessionReport, renderReportMarkdown } from '../src/report';
 describe('session report', () => {
     test("the server's markdown is shown as is", () => {
         const report = parseSessionReport({ uri: 'file:///a.py', qualname: 'f', markdown: '# Report\n\nturn 1 ...' });
-        assert.equal(renderReportMarkdown(report), '# Report\n\nturn 1 ...');
+        assert.equal(renderReportMarkdown(report), '# Report\n\nturn 1 ...\n');
     });
 
     test('without markdown the fields are rendered, with a fence the diff cannot close', () => {
@@ -36,6 +36,8 @@ describe('session report', () => {
             diff: '',
             transcriptPath: '',
             markdown: '',
+            reportPath: '',
+            stopReason: '',
         });
         assert.match(renderReportMarkdown(report), /_The model gave no explanation\._/);
         assert.deepEqual(parseSessionReport(undefined).markdown, '');

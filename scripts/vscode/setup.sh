@@ -64,5 +64,8 @@ else
   log "playwright-core present"
 fi
 
-PATH="$N24/bin:$PATH" "$TOOLS/node_modules/.bin/code-server" --version | head -1 | sed 's/^/[vscode-setup] code-server /' >&2
+# Report versions from the manifests (`code-server --version` would write ~/.config/code-server).
+version_of() { sed -n 's/^  "version": "\(.*\)",$/\1/p' "$1" | head -1; }
+log "code-server $(version_of "$TOOLS/node_modules/code-server/package.json")" \
+  "(Code $(version_of "$TOOLS/node_modules/code-server/lib/vscode/package.json")), node $("$N24/bin/node" --version)"
 log "done: $TOOLS"

