@@ -135,8 +135,16 @@ def pytest_collectreport(report):
         )
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
     _emit({"event": "finish", "exitstatus": int(exitstatus)})
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    # Everything pytest does is over; the runner may stop the process now instead of waiting
+    # for the interpreter's own shutdown.
+    _emit({"event": "unconfigured"})
 
 
 # -- each test -----------------------------------------------------------------------------------

@@ -376,7 +376,10 @@ class ProjectRunner:
             ours={**self.settings.extra_env, **ours},
             passthrough=self.settings.env_passthrough,
         )
-        pytest_argv = [str(self.interpreter), "-m", "pytest", *self._pytest_options(timeout_plugin)]
+        # Without plugin autoloading pytest-timeout must be named; with it, naming it again fails.
+        explicit = "PYTEST_DISABLE_PLUGIN_AUTOLOAD" in env
+        options = self._pytest_options(timeout_plugin, explicit_timeout_plugin=explicit)
+        pytest_argv = [str(self.interpreter), "-m", "pytest", *options]
         pytest_argv += list(args)
         launcher = [str(self.interpreter), "-I", "-S", str(self._tools / LAUNCHER_FILE)]
         launcher.append(json.dumps({"limits": self._limits(), "argv": pytest_argv}))
@@ -417,10 +420,12 @@ class ProjectRunner:
             shutil.rmtree(run_dir, ignore_errors=True)
         return session
 
-    def _pytest_options(self, timeout_plugin: bool) -> list[str]:
+    def _pytest_options(self, timeout_plugin: bool, *, explicit_timeout_plugin: bool) -> list[str]:
         options = ["-p", "no:cacheprovider", "-p", PLUGIN_MODULE, "--capture=tee-sys", "-q"]
         options += ["--rootdir", str(self.shadow.root), "-o", "console_output_style=classic"]
         if timeout_plugin:
+            if explicit_timeout_plugin:
+                options += ["-p", "pytest_timeout"]
             options += ["--timeout", f"{self.settings.test_timeout_s:g}"]
             options += ["--timeout-method=signal"]
         return options
@@ -452,6 +457,7 @@ class ProjectRunner:
         phase_start = current_start = time.monotonic()
         next_process_check = 0.0
         exited_at: float | None = None
+        finished = False
         while True:
             if not eof:
                 for _key, _mask in selector.select(timeout=POLL_S):
@@ -467,7 +473,15 @@ class ProjectRunner:
                 elif kind == "result":
                     current, phase_start = None, now
                 elif kind == "finish":  # tests are over: what else still runs is left behind
+                    session.exit_code = int(event.get("exitstatus", 0))
                     tree.reap_leftovers(keep=tree.pid)
+                elif kind == "unconfigured":
+                    finished = True
+            if finished:
+                # pytest is done and has said so: skip the interpreter's shutdown (seconds on a
+                # busy machine), and stop whatever the tests left running.
+                tree.kill()
+                break
             if tree.process.poll() is not None:
                 if tree.killed and not session.kill_reason:  # killed by cancel(), from elsewhere
                     session.kill_reason, session.killed_nodeid = "cancelled", current
@@ -510,7 +524,8 @@ class ProjectRunner:
         pipe.close()
         session.events.extend(tail.read_new())
         session.output = bytes(output)
-        session.exit_code = tree.process.returncode
+        if session.exit_code is None:
+            session.exit_code = tree.process.returncode
         return session
 
     @staticmethod
