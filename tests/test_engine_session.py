@@ -242,7 +242,7 @@ def test_bad_candidate_is_rejected_and_the_reason_fed_back(project, runner):
     assert result.candidates_checked == 1
 
 
-def test_regression_guard_blocks_a_candidate_that_breaks_a_wider_test(project, runner):
+def test_regression_guard_blocks_a_candidate_that_breaks_a_wider_test(project, runner, tmp_path):
     backend = ScriptedBackend([reply(FORMULA), reply(GOOD)])
     request = make_request(project, wider_tests=[ZERO, NEGATIVE])
     result = run_session(request, backend, runner=runner)
@@ -252,9 +252,17 @@ def test_regression_guard_blocks_a_candidate_that_breaks_a_wider_test(project, r
     assert str(result.wider_after) == "2/2"
     # the only candidate breaks sum_to(-2): never proposed
     stubborn = ScriptedBackend([reply(FORMULA)])
-    blocked = run_session(request, stubborn, runner=runner)
+    transcript = tmp_path / "blocked.jsonl"
+    blocked = run_session(
+        make_request(project, wider_tests=[ZERO, NEGATIVE], transcript_path=transcript),
+        stubborn,
+        runner=runner,
+    )
     assert blocked.fixed_function is None and blocked.stop_reason == "no_improvement"
     assert not blocked.success and blocked.diff == ""
+    # the same program proposed again is not run again: 2 baseline runs + 1 chosen + 1 wider
+    runs = [e for e in read_transcript(transcript) if e["event"] == "tests"]
+    assert len(runs) == 4 and blocked.model_calls == 3
 
 
 def test_majority_vote_picks_the_most_common_behaviour(project, runner):
@@ -297,6 +305,15 @@ def test_completion_form_reply_continues_the_open_fence(project, runner):
     request = backend.requests[0]
     assert request.prompt is not None and request.prompt.endswith("```python\n")
     assert "### End" in request.stop
+
+
+def test_without_tests_explain_proposes_an_unverified_candidate(project, runner):
+    backend = ScriptedBackend([reply(GOOD)])
+    result = run_session(make_request(project, tests=[], mode="auto"), backend, runner=runner)
+    assert result.mode == "explain" and result.turns == 1 and result.model_calls == 1
+    assert result.fixed_function == GOOD
+    assert str(result.chosen_after) == "0/0" and not result.success  # no evidence, no "fixed"
+    assert "There are no tests for this function" in prompt_text(backend, 0)
 
 
 def test_unknown_function_is_an_error_result(project, runner):

@@ -137,10 +137,21 @@ def _run_with_progress(request: DebugRequest, backend, console) -> DebugResult:
         console=console,
         transient=False,
     ) as bar:
-        task = bar.add_task("starting", total=100)
+        tasks = {0: bar.add_task("preparing", total=100)}
 
         def on_progress(event) -> None:
-            bar.update(task, completed=event.percentage, description=event.message or event.phase)
+            """One bar per turn: a finished turn stays on screen with its last phase."""
+            if event.turn not in tasks:
+                for earlier in tasks.values():
+                    bar.update(earlier, completed=100)
+                tasks[event.turn] = bar.add_task(f"turn {event.turn}/{event.max_turns}", total=100)
+            share = 100 / max(event.max_turns, 1)
+            within = 100 * (event.percentage - (event.turn - 1) * share) / share
+            bar.update(
+                tasks[event.turn],
+                completed=max(0, min(100, within)) if event.turn else 50,
+                description=event.message or event.phase,
+            )
 
         finished = threading.Event()
 
@@ -157,7 +168,7 @@ def _run_with_progress(request: DebugRequest, backend, console) -> DebugResult:
         def on_sigint(signum, frame) -> None:
             if cancel.cancelled:  # a second Ctrl-C: stop waiting
                 raise KeyboardInterrupt
-            bar.update(task, description="cancelling (Ctrl-C)")
+            bar.update(tasks[max(tasks)], description="cancelling (Ctrl-C)")
             cancel.cancel("interrupted by Ctrl-C")
 
         in_main = threading.current_thread() is threading.main_thread()
@@ -169,7 +180,8 @@ def _run_with_progress(request: DebugRequest, backend, console) -> DebugResult:
         finally:
             if in_main:
                 signal.signal(signal.SIGINT, previous)
-        bar.update(task, completed=100)
+        for task in tasks.values():
+            bar.update(task, completed=100)
     if "result" in outcome:
         result = outcome["result"]
         assert not isinstance(result, BaseException)

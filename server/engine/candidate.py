@@ -247,12 +247,16 @@ def check_candidate(
     return candidate
 
 
-def same_code(a: str, b: str) -> bool:
-    """Whether two versions of a function are the same program (formatting and comments aside)."""
+def program_key(code: str) -> str:
+    """The same key for two texts of the same program (formatting and comments aside)."""
     try:
-        return ast.dump(ast.parse(textwrap.dedent(a))) == ast.dump(ast.parse(textwrap.dedent(b)))
+        return ast.dump(ast.parse(textwrap.dedent(code)))
     except SyntaxError:
-        return a.strip() == b.strip()
+        return code.strip()
+
+
+def same_code(a: str, b: str) -> bool:
+    return program_key(a) == program_key(b)
 
 
 def count_print_calls(code: str) -> int:

@@ -30,6 +30,7 @@ from selfdebug.server.engine.candidate import (
     check_candidate,
     count_print_calls,
     extract_code,
+    program_key,
     same_code,
 )
 from selfdebug.server.engine.diffing import unified_diff
@@ -137,6 +138,7 @@ class Session:
         self.check_error = ""
         self.warnings: list[str] = []
         self.candidates_checked = 0
+        self._runs: dict[tuple[str, str], RunResult] = {}  # (chosen|wider, program) -> result
 
     # -- plumbing -----------------------------------------------------------------------------
 
@@ -393,8 +395,7 @@ class Session:
         scored: list[Scored] = []
         for index, candidate in enumerate(usable):
             assert candidate.new_source is not None
-            self._emit(f"running {len(self.request.tests)} tests on candidate {index + 1}", 0.8)
-            run = self._run_tests(self.request.tests, candidate.new_source, label="candidate")
+            run = self._cached_run("chosen", self.request.tests, candidate, index)
             scored.append(Scored(index, run))
         picked = choose(scored)
         assert picked is not None
@@ -404,15 +405,30 @@ class Session:
             )
         return _Evaluated(usable[picked.index], picked.run)
 
+    def _cached_run(
+        self, kind: str, nodeids: list[str], candidate: Candidate, index: int
+    ) -> RunResult:
+        """Run `nodeids` on a candidate, once per distinct program: models often propose the
+        same code again, and its tests would only say the same thing again."""
+        assert candidate.new_source is not None
+        key = (kind, program_key(candidate.code or candidate.new_source))
+        if key in self._runs:
+            self.transcript.write("tests_reused", turn=self.turn, label=kind)
+            return self._runs[key]
+        if kind == "chosen":
+            self._emit(f"running {len(nodeids)} tests on candidate {index + 1}", 0.8)
+        else:
+            self._emit(f"running {len(nodeids)} wider tests", 0.9)
+        run = self._run_tests(nodeids, candidate.new_source, label=kind)
+        self._runs[key] = run
+        return run
+
     def _guard(self, evaluated: _Evaluated) -> tuple[bool, RunResult | None]:
         """Regression guard: the candidate must not break a wider test that passed before."""
         if not self.request.wider_tests or self.wider_before is None:
             return True, None
         assert evaluated.candidate.new_source is not None
-        self._emit(f"running {len(self.request.wider_tests)} wider tests", 0.9)
-        after = self._run_tests(
-            self.request.wider_tests, evaluated.candidate.new_source, label="wider"
-        )
+        after = self._cached_run("wider", self.request.wider_tests, evaluated.candidate, 0)
         now = after.by_id()
         broken = [
             t.nodeid
@@ -613,7 +629,7 @@ class Session:
             diff=unified_diff(self.source, fixed_file, self.label) if fixed_file else "",
             explanation=best.candidate.explanation if best is not None else "",
             chosen_before=_tally(self.chosen_before) or TestTally(0, len(self.request.tests)),
-            chosen_after=_tally(best.run) if best is not None else None,
+            chosen_after=(_tally(best.run) or TestTally(0, 0)) if best is not None else None,
             wider_before=_tally(self.wider_before),
             wider_after=_tally(self.best_wider),
             prompt_tokens=self.usage.prompt_tokens,
