@@ -221,3 +221,33 @@ def test_report_markdown(tmp_path: Path):
     payload = report.to_json()
     assert payload["transcriptPath"].endswith("transcript.jsonl")
     assert payload["reportPath"] == str(path) and payload["success"] is True
+
+
+# -- the engine's baseline run is observed once ----------------------------------------------------
+def test_baseline_observer_reports_only_the_unmodified_run_of_the_chosen_tests(tmp_path: Path):
+    from selfdebug.server.lsp.jobs import BaselineObserver
+
+    class RecordingRunner:
+        isolation = "rlimits"
+
+        def __init__(self) -> None:
+            self.calls: list[tuple[list[str], bool]] = []
+
+        def run(self, nodeids, *, overrides=None, probes=False, cancel=None, timeout_s=None):
+            self.calls.append((list(nodeids), probes))
+            return RunResult([], "rlimits", float(len(self.calls)))
+
+    file = tmp_path / "a.py"
+    seen: list[RunResult] = []
+    inner = RecordingRunner()
+    observer = BaselineObserver(
+        inner, file=file, source="def f(): pass\n", tests=["t::a"], on_baseline=seen.append
+    )
+    observer.run(["t::a"], overrides={file: "def f(): pass\n"}, probes=True)  # instrumented
+    observer.run(["t::wider"], overrides={file: "def f(): pass\n"})  # other tests
+    observer.run(["t::a"], overrides={file: "def f(): return 1\n"})  # a candidate
+    assert seen == []
+    observer.run(["t::a"], overrides={tmp_path / "." / "a.py": "def f(): pass\n"})  # baseline
+    observer.run(["t::a"], overrides={file: "def f(): pass\n"})  # only the first is reported
+    assert [r.duration for r in seen] == [4.0]
+    assert len(inner.calls) == 5 and observer.isolation == "rlimits"

@@ -8,6 +8,7 @@ into messages, so a failing step never takes the server down.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +40,8 @@ from selfdebug.server.lsp.settings import backend_settings, debug_request
 if TYPE_CHECKING:
     from selfdebug.server.engine.types import DebugResult
     from selfdebug.server.lsp.server import SelfDebugServer
-    from selfdebug.server.runner.results import RunResult
+
+from selfdebug.server.runner.results import RunResult
 
 logger = logging.getLogger(__name__)
 
@@ -166,20 +168,14 @@ async def _self_debug(
     job: JobProgress,
 ) -> dict[str, Any]:
     plan = await ls.in_worker(jobs.plan_tests, settings, snapshot.path, snapshot.qualname)
-    job.report(f"running {len(plan.tests)} tests", 2)
     source = snapshot.source.decode("utf-8")
-    run = await ls.in_worker(
-        jobs.run_tests, settings, plan, file=snapshot.path, source=source, cancel=job.cancel
-    )
-    record_run(ls, snapshot, plan, run)
-    job.cancel.raise_if_cancelled()
-    if run.all_passed:
-        job.end(f"all {run.total} tests pass: nothing to fix")
-        note = f"the {run.total} tests of `{snapshot.qualname}` already pass"
-        return _send_report(ls, _plain_report(snapshot, "already_passing", note), None)
-
-    job.report("loading the model", 4)
+    job.report("loading the model", 1)
     backend = await ls.in_worker(ls.backends.get, backend_settings(settings))
+    loop = asyncio.get_running_loop()
+
+    def on_baseline(run: RunResult) -> None:  # worker thread -> event loop
+        loop.call_soon_threadsafe(record_run, ls, snapshot, plan, run)
+
     folder = report.new_session_dir(snapshot.qualname)
     request = debug_request(
         settings,
@@ -199,6 +195,7 @@ async def _self_debug(
         backend,
         progress=job.on_engine_progress,
         cancel=job.cancel,
+        on_baseline=on_baseline,
     )
     job.end(result.summary())
     session_report = report.from_result(snapshot.uri, snapshot.qualname, result)

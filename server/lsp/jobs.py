@@ -7,8 +7,10 @@ from tests without a server. Everything takes the job's CancelToken.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from selfdebug.server.backends.base import Backend
 from selfdebug.server.cancel import CancelToken
@@ -58,6 +60,60 @@ def run_tests(
         runner.close()
 
 
+class BaselineObserver:
+    """A ProjectRunner stand-in that hands the engine's baseline run to `on_baseline`.
+
+    Why: the server publishes the failing tests as diagnostics as soon as they are known, and the
+    engine's first run (the chosen tests on the user's unmodified text, no probes) is exactly that
+    run; observing it spares a second pytest run per session. Every call goes to the real runner.
+    """
+
+    def __init__(
+        self,
+        runner: Any,
+        *,
+        file: Path,
+        source: str,
+        tests: list[str],
+        on_baseline: Callable[[RunResult], None],
+    ) -> None:
+        self._runner = runner
+        self._file = file.resolve()
+        self._source = source
+        self._tests = list(tests)
+        self._on_baseline: Callable[[RunResult], None] | None = on_baseline
+
+    def run(
+        self,
+        nodeids: Sequence[str],
+        *,
+        overrides: Mapping[Path, str] | None = None,
+        probes: bool = False,
+        cancel: CancelToken | None = None,
+        timeout_s: float | None = None,
+    ) -> RunResult:
+        result = self._runner.run(
+            nodeids, overrides=overrides, probes=probes, cancel=cancel, timeout_s=timeout_s
+        )
+        if self._on_baseline is not None and self._is_baseline(nodeids, overrides, probes):
+            report, self._on_baseline = self._on_baseline, None
+            report(result)
+        return result
+
+    def _is_baseline(
+        self, nodeids: Sequence[str], overrides: Mapping[Path, str] | None, probes: bool
+    ) -> bool:
+        texts = {Path(path).resolve(): text for path, text in (overrides or {}).items()}
+        return (
+            not probes
+            and list(nodeids) == self._tests
+            and texts.get(self._file, self._source) == self._source
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._runner, name)
+
+
 def debug(
     settings: ServerSettings,
     request: DebugRequest,
@@ -65,12 +121,27 @@ def debug(
     *,
     progress: ProgressCallback,
     cancel: CancelToken,
+    on_baseline: Callable[[RunResult], None],
 ) -> DebugResult:
+    """The self-debugging loop; `on_baseline` gets the first run of the chosen tests."""
     from selfdebug.server.engine import run_session
     from selfdebug.server.runner import ProjectRunner
 
     runner = ProjectRunner(request.project_root, runner_settings(settings))
+    observed = BaselineObserver(
+        runner,
+        file=request.file,
+        source=request.source_override or "",
+        tests=request.tests,
+        on_baseline=on_baseline,
+    )
     try:
-        return run_session(request, backend, runner=runner, progress=progress, cancel=cancel)
+        return run_session(
+            request,
+            backend,
+            runner=observed,  # type: ignore[arg-type]
+            progress=progress,
+            cancel=cancel,
+        )
     finally:
         runner.close()
