@@ -132,3 +132,52 @@ def test_interpreter_without_pytest_explains_how_to_install(tmp_path: Path, calc
         result = project_runner.run([OPS])
     assert result.tests == []
     assert "pytest is not installed" in result.error and "pip install pytest" in result.error
+
+
+_FINDER = """import sys
+from importlib.machinery import PathFinder
+from importlib.util import spec_from_file_location
+from pathlib import Path
+
+MAPPING = {"calcpkg": %r}
+
+
+class _EditableFinder:  # the shape of setuptools' editable finder
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        if fullname in MAPPING:
+            init = Path(MAPPING[fullname]) / "__init__.py"
+            where = [MAPPING[fullname]]
+            return spec_from_file_location(fullname, init, submodule_search_locations=where)
+        return None
+
+
+def install():
+    sys.meta_path.append(_EditableFinder)
+"""
+
+
+def test_editable_install_imports_the_copy(tmp_path: Path) -> None:
+    """`pip install -e .` maps the package to the user's tree; a fix must still be what runs."""
+    root = tmp_path / "calc"
+    shutil.copytree(FIXTURES / "calc", root)
+    venv = root / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (site,) = venv.glob("lib/python*/site-packages")
+    ours = next(p for p in map(Path, sys.path) if (p / "pytest").is_dir())
+    (site / "deps.pth").write_text(f"{ours}\n")  # pytest for the project's interpreter
+    (site / "__editable___calcpkg_finder.py").write_text(_FINDER % str(root / "calc"))
+    (site / "__editable__.calcpkg.pth").write_text(
+        "import __editable___calcpkg_finder; __editable___calcpkg_finder.install()\n"
+    )
+    (root / "tests" / "test_editable.py").write_text(
+        "from calcpkg import ops\n\n\ndef test_mean():\n    assert ops.mean([1, 2, 3]) == 2\n"
+    )
+    ops = root / "calc" / "ops.py"
+    fixed = ops.read_text().replace("(len(values) - 1)", "len(values)")
+    with ProjectRunner(root) as project_runner:
+        assert project_runner.interpreter == venv / "bin" / "python"
+        nodeid = "tests/test_editable.py::test_mean"
+        assert project_runner.run([nodeid]).tests[0].outcome == "failed"
+        fixed_run = project_runner.run([nodeid], overrides={ops: fixed})
+        assert fixed_run.tests[0].outcome == "passed", fixed_run.tests[0].message

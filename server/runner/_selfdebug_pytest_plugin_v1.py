@@ -81,6 +81,41 @@ def _first_lines(text, cap=MESSAGE_CAP):
     return text if len(text) <= cap else text[:cap] + "...[truncated]"
 
 
+# -- imports must find the shadow copy, not the user's tree ---------------------------------------
+def _redirect(path, user_root, shadow_root):
+    if isinstance(path, str) and (path == user_root or path.startswith(user_root + os.sep)):
+        return shadow_root + path[len(user_root) :]
+    return path
+
+
+def _redirect_editable_installs(user_root, shadow_root):
+    """An editable install of the project (`pip install -e .`) maps its packages to the user's
+    tree; point those mappings at the copy so that overrides and fixes are what gets imported.
+    Handles setuptools' finder (MAPPING/NAMESPACES), `editables` (_redirections) and path .pth
+    entries on sys.path."""
+    for finder in list(sys.meta_path):
+        holders = [finder, sys.modules.get(getattr(finder, "__module__", "") or "")]
+        for holder in holders:
+            for attribute in ("MAPPING", "NAMESPACES", "_redirections"):
+                table = getattr(holder, attribute, None)
+                if not isinstance(table, dict):
+                    continue
+                for key, value in list(table.items()):
+                    if isinstance(value, list):
+                        table[key] = [_redirect(v, user_root, shadow_root) for v in value]
+                    else:
+                        table[key] = _redirect(value, user_root, shadow_root)
+    sys.path[:] = [_redirect(entry, user_root, shadow_root) for entry in sys.path]
+    sys.path_importer_cache.clear()
+
+
+if os.environ.get("SELFDEBUG_USER_ROOT") and os.environ.get("SELFDEBUG_SHADOW_ROOT"):
+    _redirect_editable_installs(
+        os.environ["SELFDEBUG_USER_ROOT"].rstrip(os.sep),
+        os.environ["SELFDEBUG_SHADOW_ROOT"].rstrip(os.sep),
+    )
+
+
 # -- session -------------------------------------------------------------------------------------
 def pytest_configure(config):
     global _stream, _rootdir

@@ -359,7 +359,12 @@ class ProjectRunner:
         stream = run_dir / "results.jsonl"
         stream.touch()
         python_path = [self._tools]
-        ours = {"SELFDEBUG_RESULT_STREAM": str(stream), MARKER_ENV: uuid.uuid4().hex}
+        ours = {
+            "SELFDEBUG_RESULT_STREAM": str(stream),
+            MARKER_ENV: uuid.uuid4().hex,
+            "SELFDEBUG_USER_ROOT": str(self.project_root),
+            "SELFDEBUG_SHADOW_ROOT": str(self.shadow.root),
+        }
         probe_log = run_dir / "probes.jsonl"
         if probes:
             runtime = _probe_runtime_dir()
