@@ -229,3 +229,30 @@ def test_demo_runs_the_pipeline_and_says_whether_it_fixed(tmp_path, demo_reply, 
     assert done.returncode == 0, done.stdout + done.stderr
     assert expected in done.stdout
     assert "total_price" in done.stdout
+
+
+def test_demo_passes_backend_options_through_to_fix(tmp_path):
+    import argparse
+
+    from selfdebug.commands import demo
+
+    parser = argparse.ArgumentParser()
+    demo.add_arguments(parser)
+    args = parser.parse_args(
+        ["--backend", "openai", "--endpoint", "http://127.0.0.1:8000/v1", "--model-name", "m",
+         "--allow-remote", "--mode", "trace", "--samples", "3"]
+    )  # fmt: skip
+    project = demo.copy_demo_project(tmp_path / "demo")
+    fix_args = demo.fix_arguments(args, project)
+    assert fix_args.target == f"{project / 'shop.py'}::total_price"
+    assert (fix_args.backend, fix_args.endpoint, fix_args.model_name) == (
+        "openai",
+        "http://127.0.0.1:8000/v1",
+        "m",
+    )
+    assert fix_args.allow_remote and fix_args.mode == "trace" and fix_args.samples == 3
+    assert sorted(p.name for p in project.iterdir()) == [
+        "check_shop.py",
+        "pyproject.toml",
+        "shop.py",
+    ]

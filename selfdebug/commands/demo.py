@@ -19,7 +19,9 @@ DEMO_FILES = ("pyproject.toml", "shop.py", "check_shop.py")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mode", default="auto", help="debugging mode (see `selfdebug fix -h`)")
+    from selfdebug.commands.fix import MODE_CHOICES
+
+    parser.add_argument("--mode", choices=MODE_CHOICES, default="auto")
     parser.add_argument("--backend", choices=("llama", "openai"), default="llama")
     parser.add_argument("--model", default="", metavar="PATH", help="a GGUF file (llama)")
     parser.add_argument("--endpoint", default="", metavar="URL")
