@@ -78,6 +78,14 @@ def _tally(run: RunResult | None) -> TestTally | None:
     return TestTally(run.passed, run.total) if run is not None else None
 
 
+def _missing(nodeids: list[str], run: RunResult) -> list[str]:
+    """Requested ids with no result (a parametrized or file/class id matches its items)."""
+    seen = [t.nodeid for t in run.tests]
+    return [
+        n for n in nodeids if not any(s == n or s.startswith((n + "[", n + "::")) for s in seen)
+    ]
+
+
 def _compact(run: RunResult) -> dict[str, Any]:
     return {
         "passed": run.passed,
@@ -477,6 +485,13 @@ class Session:
             self.chosen_before = self._run_tests(request.tests, self.source, label="baseline")
             if self.chosen_before.error and not self.chosen_before.tests:
                 raise _Stop("error", f"the tests could not run: {self.chosen_before.error}")
+            missing = _missing(request.tests, self.chosen_before)
+            if missing:
+                raise _Stop(
+                    "error",
+                    f"the tests could not run: pytest found no test {', '.join(missing)} "
+                    "(check the node ids)",
+                )
             if self.chosen_before.all_passed:
                 return "already_passing"
             self.current_run = self.chosen_before
