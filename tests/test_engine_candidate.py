@@ -119,6 +119,17 @@ def test_completion_reply_is_cut_at_the_fence_and_trailing_text():
     assert extract_code(rambling, "sum_to", opened_fence=True) == GOOD
 
 
+def test_completion_reply_after_a_prefilled_header_gets_the_header_back():
+    body = GOOD[len("def sum_to(n):\n") :]
+    code = extract_code(body + "```\n", "sum_to", opened_fence=True, code_prefix="def sum_to(n):\n")
+    assert code == GOOD
+    # a model that writes the header again is not given a second one
+    again = extract_code(
+        GOOD + "```\n", "sum_to", opened_fence=True, code_prefix="def sum_to(n):\n"
+    )
+    assert again == GOOD
+
+
 def test_fenced_block_defining_the_function_wins():
     reply = "Example:\n```python\nprint(1)\n```\nFix:\n```python\n" + GOOD + "```"
     assert extract_code(reply, "sum_to", opened_fence=False) == GOOD

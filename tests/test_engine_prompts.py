@@ -68,6 +68,19 @@ def test_code_steps_end_in_an_open_fence(step):
     assert rendered.opens_code_fence
 
 
+@pytest.mark.parametrize("step", ["fix_simple", "fix_ut", "add_prints"])
+def test_code_steps_prefill_the_def_line_for_base_models(step):
+    rendered = PromptLibrary().render(step, "completion", sample_vars(signature="def sum_to(n):\n"))
+    assert rendered.prompt is not None and rendered.prompt.endswith("```python\ndef sum_to(n):\n")
+    assert rendered.opens_code_fence and rendered.code_prefix == "def sum_to(n):\n"
+
+
+def test_reasoning_steps_do_not_end_inside_code():
+    for step in ("fix_explain", "fix_trace", "fix_log"):
+        rendered = PromptLibrary().render(step, "completion", sample_vars(signature="def f():\n"))
+        assert not rendered.opens_code_fence and rendered.code_prefix == ""
+
+
 def test_ut_prompt_carries_the_failure_and_simple_does_not():
     library = PromptLibrary()
     ut = library.render("fix_ut", "chat", sample_vars()).messages[1]["content"]

@@ -303,7 +303,7 @@ def test_completion_form_reply_continues_the_open_fence(project, runner):
     assert result.stop_reason == "passed"
     assert result.explanation == "The range misses n itself."
     request = backend.requests[0]
-    assert request.prompt is not None and request.prompt.endswith("```python\n")
+    assert request.prompt is not None and request.prompt.endswith("```python\ndef sum_to(n):\n")
     assert "### End" in request.stop
 
 
@@ -314,6 +314,14 @@ def test_without_tests_explain_proposes_an_unverified_candidate(project, runner)
     assert result.fixed_function == GOOD
     assert str(result.chosen_after) == "0/0" and not result.success  # no evidence, no "fixed"
     assert "There are no tests for this function" in prompt_text(backend, 0)
+
+
+def test_completion_reply_may_continue_after_the_prefilled_def_line(project, runner):
+    body = GOOD[len("def sum_to(n):\n") :]
+    backend = ScriptedBackend([body + "```\n### Bug\nOff by one.\n"], prompt_form="completion")
+    result = run_session(make_request(project), backend, runner=runner)
+    assert backend.requests[0].prompt.endswith("```python\ndef sum_to(n):\n")
+    assert result.stop_reason == "passed" and result.fixed_function == GOOD
 
 
 def test_unknown_function_is_an_error_result(project, runner):

@@ -76,16 +76,21 @@ def _strip_to_def_block(text: str) -> str:
     return "\n".join(kept).rstrip() + "\n" if kept else ""
 
 
-def extract_code(reply: str, function_name: str, opened_fence: bool) -> str | None:
-    """The code block of a reply. With `opened_fence` the prompt ended inside a ```python fence,
-    so the reply starts with code and runs up to the closing fence (or the stop marker)."""
+def extract_code(
+    reply: str, function_name: str, opened_fence: bool, code_prefix: str = ""
+) -> str | None:
+    """The code block of a reply. With `opened_fence` the prompt ended inside a ```python fence
+    (after `code_prefix`, e.g. the function's `def` line), so the reply continues that code up
+    to the closing fence or the stop marker."""
     if opened_fence:
         head = re.split(r"^[ \t]*```", reply, maxsplit=1, flags=re.MULTILINE)[0]
+        first_prefix_line = code_prefix.strip().splitlines()[0] if code_prefix.strip() else ""
+        if first_prefix_line and not head.lstrip().startswith(first_prefix_line):
+            head = code_prefix + head  # the model continued our def line, as asked
         return _strip_to_def_block(head) or None
     blocks = [(lang, body) for lang, body in _FENCE.findall(reply)]
-    defining = [
-        body for _lang, body in blocks if re.search(rf"\bdef\s+{re.escape(function_name)}\b", body)
-    ]
+    pattern = rf"\bdef\s+{re.escape(function_name)}\b"
+    defining = [body for _lang, body in blocks if re.search(pattern, body)]
     if defining:
         return defining[-1].strip("\n") + "\n"
     if blocks:
@@ -179,11 +184,12 @@ def check_candidate(
     source: str,
     *,
     opened_fence: bool = False,
+    code_prefix: str = "",
     contains_probes=None,
 ) -> Candidate:
     """Extract the function from `reply` and check it can replace `target` in `source`."""
     candidate = Candidate(reply=reply)
-    code = extract_code(reply, target.name, opened_fence)
+    code = extract_code(reply, target.name, opened_fence, code_prefix)
     candidate.explanation = extract_explanation(reply, code, opened_fence)
     if not code or not code.strip():
         candidate.problem = (

@@ -51,6 +51,7 @@ class PromptVars:
     qualname: str
     file: str  # path shown to the model (relative to the project)
     code: str  # the current function, dedented
+    signature: str = ""  # its header (decorators + def line(s)), prefilled for base models
     class_name: str = ""
     tests: list[ShownTest] = field(default_factory=list)
     tally: str = ""  # "1/3"
@@ -77,7 +78,18 @@ class RenderedPrompt:
 
     @property
     def opens_code_fence(self) -> bool:
-        return self.prompt is not None and self.prompt.rstrip(" ").endswith("```python\n")
+        """The prompt ends inside a ```python block: the reply continues code."""
+        if self.prompt is None:
+            return False
+        start = self.prompt.rfind("```python\n")
+        return start >= 0 and self.prompt[start:].count("```") == 1
+
+    @property
+    def code_prefix(self) -> str:
+        """Code the prompt already wrote inside the open fence (the function's header)."""
+        if not self.opens_code_fence or self.prompt is None:
+            return ""
+        return self.prompt[self.prompt.rfind("```python\n") + len("```python\n") :]
 
     def to_request(
         self, *, max_tokens: int, temperature: float, n: int, deadline_s: float

@@ -267,6 +267,7 @@ class Session:
             qualname=self.target.qualname,
             file=self.label,
             code=self.current_code.rstrip("\n"),
+            signature=self.target.header,
             class_name=self.target.class_name,
             tests=self.tests_shown,
             tally=f"{run.passed}/{run.total}" if run is not None else "",
@@ -305,7 +306,12 @@ class Session:
 
             self._emit("asking the model for print statements", 0.05)
             rendered, completion = self._ask("add_prints", self._vars(failing_test=failing), n=1)
-            code = extract_code(completion.text, self.target.name, rendered.opens_code_fence)
+            code = extract_code(
+                completion.text,
+                self.target.name,
+                rendered.opens_code_fence,
+                rendered.code_prefix,
+            )
             if not code:
                 self.check_error = "the answer with print statements held no code"
                 return None
@@ -366,6 +372,7 @@ class Session:
                 self.target,
                 self.source,
                 opened_fence=rendered.opens_code_fence,
+                code_prefix=rendered.code_prefix,
                 contains_probes=contains_probes,
             )
             for text in completion.texts

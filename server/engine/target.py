@@ -28,6 +28,7 @@ class TargetFunction:
     def_line: int  # 0-based line of the `def` keyword
     indent: str  # the whitespace before the def (methods are indented)
     code: str  # the function's text, dedented to column 0, ending in a newline
+    header: str = ""  # decorators + the def line(s), dedented; "" for a one-line def
 
     @property
     def first_line_1based(self) -> int:
@@ -103,6 +104,11 @@ def locate(source: str, qualname: str) -> TargetFunction:
     code = textwrap.dedent("".join(lines[first:end]))
     if not code.endswith("\n"):
         code += "\n"
+    body_line = node.body[0].lineno  # 1-based; a docstring or statement after the header
+    header = ""
+    if body_line > node.lineno:
+        header_lines = code.splitlines(keepends=True)[: body_line - 1 - first]
+        header = "".join(header_lines)
     return TargetFunction(
         qualname=qualname,
         name=node.name,
@@ -112,4 +118,5 @@ def locate(source: str, qualname: str) -> TargetFunction:
         def_line=node.lineno - 1,
         indent=indent,
         code=code,
+        header=header,
     )
