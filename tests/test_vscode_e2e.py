@@ -9,7 +9,9 @@ host). scripts/vscode/e2e.mjs walks the user's path and screenshots each step:
   run the tests of `mean` -> an error squiggle; self-debug `mean` -> a cancellable progress
   notification -> the refactor preview (nothing on disk yet) -> tick + Apply -> the fix on disk;
   show the last explanation (the markdown preview holds the model's explanation); self-debug
-  `median` and Cancel it from the notification -> no edit, file unchanged.
+  `median` and Cancel it from the notification -> no edit, file unchanged; set a missing
+  interpreter -> the server restarts and fails with a message naming the install command; set it
+  back and run "Restart server" -> the tests of `median` run again (an error squiggle).
 
 Then the fixed project's tests of `mean` pass when pytest runs them here.
 Tools come from scripts/vscode/setup.sh (cached in .tools/); the test runs it when they are missing
@@ -134,6 +136,8 @@ def test_fix_in_vscode(tmp_path: Path) -> None:
         "explanation",
         "cancel-notification",
         "cancelled",
+        "bad-interpreter",
+        "restart-command",
     ]
     for step in result["steps"][1:]:
         assert Path(step["screenshot"]).stat().st_size > 10_000, step

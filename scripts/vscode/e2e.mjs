@@ -165,6 +165,39 @@ async function runCommand(title) {
     await row.click();
 }
 
+/** Quiet workbench settings plus ours; VS Code picks up a rewrite of this file while running. */
+function writeUserSettings(interpreter) {
+    const settings = {
+        'workbench.startupEditor': 'none',
+        'chat.disableAIFeatures': true,
+        'git.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'update.mode': 'none',
+        'extensions.autoUpdate': 'off',
+        'extensions.autoCheckUpdates': false,
+        'workbench.tips.enabled': false,
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'files.refactoring.autoSave': true,
+        'selfdebug.interpreter': interpreter,
+        'selfdebug.trace.server': 'messages', // the protocol in the extension's log, for failures
+    };
+    writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+}
+
+/** Workspace settings (.vscode/settings.json), watched by VS Code like any workspace file. */
+function writeWorkspaceSettings(settings) {
+    mkdirSync(join(opts.workspace, '.vscode'), { recursive: true });
+    writeFileSync(join(opts.workspace, '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
+}
+
+/** The extension's own log (the "selfdebug" output channel, with the server's stderr). */
+function extensionLog() {
+    return findLogs(join(userData, 'logs'))
+        .filter((path) => path.endsWith('selfdebug.log'))
+        .map((path) => readFileSync(path, 'utf8'))
+        .join('\n');
+}
+
 /** Put the cursor inside the code of the line holding `text` (a few characters past the indent). */
 async function clickLine(text) {
     await page.locator('.monaco-editor .view-line', { hasText: text }).first().click({ position: { x: 80, y: 5 } });
@@ -177,28 +210,7 @@ const fileOnDisk = () => readFileSync(join(opts.workspace, 'stats.py'), 'utf8');
 try {
     const port = await freePort();
     mkdirSync(join(userData, 'User'), { recursive: true });
-    writeFileSync(
-        join(userData, 'User', 'settings.json'),
-        JSON.stringify(
-            {
-                'workbench.startupEditor': 'none',
-                'chat.disableAIFeatures': true,
-                'git.enabled': false,
-                'telemetry.telemetryLevel': 'off',
-                'update.mode': 'none',
-                'extensions.autoUpdate': 'off',
-                'extensions.autoCheckUpdates': false,
-                'workbench.tips.enabled': false,
-                'workbench.secondarySideBar.defaultVisibility': 'hidden',
-                'files.refactoring.autoSave': true,
-                'selfdebug.interpreter': opts.python,
-                'selfdebug.isolation': 'auto',
-                'selfdebug.trace.server': 'messages', // the protocol in the log, for failures
-            },
-            null,
-            2,
-        ),
-    );
+    writeUserSettings(opts.python);
     const env = { ...process.env, PATH: `${node24Bin}:${process.env.PATH}`, XDG_CONFIG_HOME: join(profile, 'config') };
     delete env.VSCODE_IPC_HOOK_CLI;
     if (opts.scripted) {
@@ -316,6 +328,32 @@ try {
         if (fileOnDisk() !== beforeCancel) {
             throw new Error('the file changed on disk after the session was cancelled');
         }
+    });
+
+    // Settings changes restart the server: a missing interpreter gives one clear message.
+    await step('bad-interpreter', async () => {
+        writeWorkspaceSettings({ 'selfdebug.interpreter': '/nonexistent/bin/python3' });
+        const error = page.locator('.notifications-toasts .notification-toast', { hasText: 'was not found' }).first();
+        await error.waitFor();
+        await error.locator('.monaco-button', { hasText: 'Install in terminal' }).waitFor();
+        if (!(await error.textContent()).includes('/nonexistent/bin/python3 -m pip install selfdebug')) {
+            throw new Error(`the message lacks the install command: ${await error.textContent()}`);
+        }
+    });
+
+    // Back to the good interpreter, then "Restart server"; the new server runs the tests again.
+    await step('restart-command', async () => {
+        const restartsBefore = extensionLog().split('starting the server (restart command)').length;
+        writeWorkspaceSettings({}); // the user setting (the good interpreter) applies again
+        await clickLine('middle = len(ordered) // 2');
+        await runCommand('selfdebug: Restart server');
+        await waitFor(
+            () => extensionLog().split('starting the server (restart command)').length > restartsBefore,
+            'the restart command to start a server',
+        );
+        await clickLine('middle = len(ordered) // 2');
+        await runCommand('selfdebug: Run tests for function at cursor');
+        await page.locator('.monaco-editor .squiggly-error').first().waitFor(); // median's failing test
     });
 
     result.ok = true;
