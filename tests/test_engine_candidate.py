@@ -7,7 +7,12 @@ import ast
 from pathlib import Path
 
 import pytest
-from selfdebug.server.engine.candidate import check_candidate, extract_code, extract_explanation
+from selfdebug.server.engine.candidate import (
+    check_candidate,
+    extract_code,
+    extract_explanation,
+    same_code,
+)
 from selfdebug.server.engine.diffing import unified_diff
 from selfdebug.server.engine.feedback import describe_failure, format_log, source_of_test
 from selfdebug.server.engine.target import TargetNotFound, locate
@@ -207,3 +212,13 @@ def test_unified_diff_names_the_file():
     diff = unified_diff("a\nb\n", "a\nc\n", "pkg/mod.py")
     assert diff.startswith("--- a/pkg/mod.py\n+++ b/pkg/mod.py\n")
     assert "-b\n+c\n" in diff
+
+
+def test_same_code_ignores_formatting_comments_and_docstrings():
+    original = locate(SOURCE, "sum_to").code
+    reformatted = GOOD.replace("n + 1", "n+1")
+    assert same_code(GOOD, reformatted + "# done\n")
+    assert same_code(
+        original, original.replace('    """Return 1 + 2 + ... + n (0 when n <= 0)."""\n', "")
+    )
+    assert not same_code(original, GOOD)

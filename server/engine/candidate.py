@@ -254,11 +254,23 @@ def check_candidate(
 
 
 def program_key(code: str) -> str:
-    """The same key for two texts of the same program (formatting and comments aside)."""
+    """The same key for two texts of the same program (formatting, comments and docstrings
+    aside): a model that only drops the docstring has not changed anything."""
     try:
-        return ast.dump(ast.parse(textwrap.dedent(code)))
+        tree = ast.parse(textwrap.dedent(code))
     except SyntaxError:
         return code.strip()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 def same_code(a: str, b: str) -> bool:
