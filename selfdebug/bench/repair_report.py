@@ -233,6 +233,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         *_turn_table(report["modes"], max_turns),
     ]
+    lines += ["", "### How the sessions ended", ""]
+    for mode, stats in report["modes"].items():
+        reasons = ", ".join(f"{k} {v}" for k, v in sorted(stats["stop_reasons"].items()))
+        lines.append(f"- {mode}: {reasons or '-'}")
     for source, stats_by_mode in report.get("by_source", {}).items():
         lines += ["", f"### {source}", "", *_mode_table(stats_by_mode)]
     return "\n".join(lines) + "\n"
