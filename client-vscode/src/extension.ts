@@ -32,6 +32,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         }),
     );
 
+    void controller.restart('activation');
+    // Registered after the start so that activating the Python extension never delays it.
     const pythonListener = await onPythonInterpreterChanged(() => {
         if (!readInterpreterSetting()) {
             void controller.restart('the Python extension changed the active interpreter');
@@ -40,7 +42,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (pythonListener) {
         context.subscriptions.push(pythonListener);
     }
-    void controller.restart('activation');
 }
 
 export async function deactivate(): Promise<void> {

@@ -276,8 +276,10 @@ try {
     await step('self-debug-progress', async () => {
         await clickLine('len(xs) + 1');
         await runCommand('selfdebug: Self-debug function at cursor');
-        // The server's work-done progress, shown by the language client as a notification.
-        await page.locator('.notifications-toasts .notification-toast', { hasText: /self-?debug/i }).first().waitFor();
+        // The server's work-done progress: a notification with Cancel, and the phase in the status bar.
+        const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /self-?debug/i }).first();
+        await toast.locator('.monaco-button', { hasText: 'Cancel' }).waitFor();
+        await statusBar.filter({ hasText: /selfdebug: \S/ }).waitFor();
     });
 
     await step('refactor-preview', async () => {
