@@ -7,7 +7,9 @@
 // tests/fixtures/vscode/project), and walks the user's path: open stats.py, "Run tests for
 // function at cursor" -> an error squiggle; "Self-debug function at cursor" -> a cancellable
 // progress notification, then the refactor preview -> Apply -> the fix is on disk; "Show last
-// explanation"; then a second session on `median` that is cancelled from the notification.
+// explanation"; then a second session on `median` that is cancelled from the notification; a
+// missing interpreter set in .vscode/settings.json (restart -> a message with the install command);
+// back to the good one and "Restart server" -> the tests run again.
 // Every step waits for a selector or a condition (no fixed sleeps) and leaves a screenshot in
 // --out. Prints one JSON object: {ok, steps: [{name, seconds, screenshot}], wallSeconds, logs, error}.
 // Needs the tools from scripts/vscode/setup.sh (.tools/).
@@ -165,7 +167,7 @@ async function runCommand(title) {
     await row.click();
 }
 
-/** Quiet workbench settings plus ours; VS Code picks up a rewrite of this file while running. */
+/** Quiet workbench settings plus ours, written before code-server starts. */
 function writeUserSettings(interpreter) {
     const settings = {
         'workbench.startupEditor': 'none',
