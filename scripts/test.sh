@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Set up everything the test suite needs on a fresh machine, then run it (README command 2).
 # Idempotent: a second run reuses the venv, pip's wheel cache (llama-cpp-python builds from source
-# once, ~21 min on 2 cores) and the editor tools cached under ~/.cache/selfdebug-tools.
+# once) and the editor tools cached outside the checkout (CI clones afresh each time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export SELFDEBUG_TOOLS_DIR="${SELFDEBUG_TOOLS_DIR:-$HOME/.cache/selfdebug-tools}"
 
 # System packages: bubblewrap (test isolation), chromium + libkrb5-dev (VS Code e2e).
 need=()
@@ -25,8 +26,9 @@ echo "== python environment (.venv)"
 # -DLLAVA_BUILD=OFF: we never use the multimodal library; it only costs build time.
 CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" .venv/bin/python -m pip install -q -e '.[dev]'
 
-echo "== editor tools (code-server, Node 24, playwright-core)"
+echo "== editor tools (code-server, Node 24, playwright-core) and the VS Code extension"
 bash scripts/vscode/setup.sh
+bash scripts/vscode/build.sh
 
 echo "== lint"
 .venv/bin/ruff check .
