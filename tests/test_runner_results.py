@@ -181,3 +181,19 @@ def test_editable_install_imports_the_copy(tmp_path: Path) -> None:
         assert project_runner.run([nodeid]).tests[0].outcome == "failed"
         fixed_run = project_runner.run([nodeid], overrides={ops: fixed})
         assert fixed_run.tests[0].outcome == "passed", fixed_run.tests[0].message
+
+
+def test_a_fix_that_breaks_a_test_files_import_reports_each_test(
+    runner: ProjectRunner, calc: Path
+) -> None:
+    ops = calc / "calc" / "ops.py"
+    broken = ops.read_text().replace("def add(a, b):", "def add_renamed(a, b):")
+    ids = [f"{OPS}::test_add_direct", "tests/test_more.py::test_full_module_path"]
+    result = runner.run(ids, overrides={ops: broken})
+    by_id = result.by_id()
+    direct = by_id[ids[0]]
+    assert (direct.outcome, direct.exc_type) == ("error", "ImportError")
+    assert f"{calc / OPS}:" in direct.message and "cannot import name 'add'" in direct.message
+    other = by_id[ids[1]]
+    assert (other.outcome, other.exc_type) == ("failed", "AttributeError")
+    assert "ImportError" in result.error and not result.all_passed

@@ -53,7 +53,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory, listener: socket.socket) -
 
 @pytest.fixture(scope="module")
 def runner(hostile: Path) -> Iterator[ProjectRunner]:
-    settings = RunnerSettings(test_timeout_s=TIMEOUT, output_cap_bytes=1 << 20)
+    settings = RunnerSettings(test_timeout_s=TIMEOUT, output_cap_bytes=1 << 20, file_size_mb=16)
     with ProjectRunner(hostile, settings) as project_runner:
         yield project_runner
 
@@ -82,6 +82,8 @@ def run_contained(runner: ProjectRunner, root: Path, startup: float, test: str) 
         ("test_blocks_alarm_signal", "timeout", "Timeout", "alarm blocked, spinning"),
         ("test_fork_loop", "error", "Killed", ""),
         ("test_endless_output", "error", "Killed", "xxxxxxxxxx"),
+        ("test_memory_hog", "failed", "MemoryError", ""),
+        ("test_huge_file", "failed", "OSError", ""),
     ],
 )
 def test_runaway_tests_are_stopped(

@@ -22,9 +22,9 @@ MESSAGE_CAP = 4000
 
 _stream = None
 _rootdir = ""
-_last_compare = {}
-_failures = {}  # nodeid -> details of the first failing phase
-_phases = {}  # nodeid -> {when: report}
+_last_compare = {}  # type: dict
+_failures = {}  # type: dict  # nodeid -> details of the first failing phase
+_phases = {}  # type: dict  # nodeid -> {when: report}
 _INTERNAL = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, "pytest_timeout.py")
 
 
@@ -60,7 +60,7 @@ def _frames(tb):
             }
         )
     # Start at the first frame in the project: earlier ones are pytest plugins' hook wrappers.
-    inside = [i for i, f in enumerate(frames) if _rootdir and f["path"].startswith(_rootdir)]
+    inside = [i for i, f in enumerate(frames) if _rootdir and str(f["path"]).startswith(_rootdir)]
     return frames[inside[0] :] if inside else frames
 
 

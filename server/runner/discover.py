@@ -10,6 +10,7 @@ so, or a bare mention. The strongest evidence ranks first.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ import tree_sitter_python
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner.runner import CollectedItem, ProjectRunner
 from selfdebug.server.runner.settings import RunnerSettings
+from selfdebug.server.runner.shadow import SKIP_DIRS, SKIP_SUFFIXES
 from tree_sitter import Language, Node, Parser
 
 STRONG, HELPER, WEAK, HINT = 3.0, 2.0, 1.0, 0.5
@@ -262,12 +264,12 @@ def _rank_file(path: Path, items: list[CollectedItem], target: Target) -> list[T
     by_path = {tuple(names): scoped for names, _definition, scoped in definitions}
     candidates = []
     for item in items:
-        names = tuple(item.domain.split("[", 1)[0].split("."))
-        scoped = by_path.get(names)
-        if scoped is None:
+        key = tuple(item.domain.split("[", 1)[0].split("."))
+        test_node = by_path.get(key)
+        if test_node is None:
             continue
-        own_carriers = {k: v for k, v in carriers.items() if k != names[-1]}
-        found = _evidence(scoped, target, bound, own_carriers)
+        own_carriers = {k: v for k, v in carriers.items() if k != key[-1]}
+        found = _evidence(test_node, target, bound, own_carriers)
         if found.score > 0:
             candidates.append(
                 TestCandidate(item.nodeid, path, item.line, found.score, found.reason)
@@ -291,14 +293,17 @@ def find_tests(
     file = Path(file).resolve()
     own = runner is None
     runner = runner or ProjectRunner(project_root, settings)
+    target = make_target(project_root, file, qualname)
+    # Collect only the test files that mention the function (imports run at collection, so a
+    # big suite costs seconds); when none does, collect everything (custom test file patterns).
+    paths = likely_test_files(project_root, target)
     try:
-        collected = runner.collect(cancel=cancel, timeout_s=timeout_s)
+        collected = runner.collect(paths, cancel=cancel, timeout_s=timeout_s)
     finally:
         if own:
             runner.close()
     if collected.error and not collected.items:
         raise DiscoveryError(f"could not collect the tests of {project_root}: {collected.error}")
-    target = make_target(project_root, file, qualname)
     by_file: dict[Path, list[CollectedItem]] = {}
     for item in collected.items:
         by_file.setdefault(Path(item.path), []).append(item)
@@ -319,6 +324,35 @@ def find_tests(
             f"{project_root} calls it; name tests explicitly (--test NODEID) or write one"
         )
     return candidates
+
+
+def likely_test_files(project_root: Path, target: Target) -> list[str]:
+    """Test files (pytest's default test_*.py / *_test.py names) whose text names the target,
+    relative to the project root."""
+    needles = [target.name.encode()] + ([target.method.encode()] if target.method else [])
+    found = []
+    for directory, dirs, files in os.walk(project_root):
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in SKIP_DIRS
+            and not d.endswith(SKIP_SUFFIXES)
+            and not os.path.exists(os.path.join(directory, d, "pyvenv.cfg"))
+        )
+        for name in sorted(files):
+            if not (name.startswith("test_") or name.endswith("_test.py")) or not name.endswith(
+                ".py"
+            ):
+                continue
+            path = os.path.join(directory, name)
+            try:
+                with open(path, "rb") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            if all(needle in text for needle in needles):
+                found.append(os.path.relpath(path, project_root))
+    return found
 
 
 def _mentions(path: str, target: Target) -> bool:

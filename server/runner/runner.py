@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -183,7 +184,8 @@ class ProjectRunner:
         self.shadow = ShadowCopy(self.project_root, self._base / "shadow")
         self._lock = threading.Lock()
         self._counter = itertools.count()
-        self._closed = False
+        # Temp files go away with the runner even when close() is forgotten.
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self._base, ignore_errors=True)
 
     # -- public API -----------------------------------------------------------------------------
     def run(
@@ -257,9 +259,9 @@ class ProjectRunner:
         return CollectResult(items, errors, self.isolation, error=error)
 
     def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            shutil.rmtree(self._base, ignore_errors=True)
+        """Remove the shadow copy and temp files (waits for a run in progress)."""
+        with self._lock:
+            self._cleanup()
 
     def __enter__(self) -> ProjectRunner:
         return self
@@ -280,11 +282,12 @@ class ProjectRunner:
         results: dict[str, TestResult] = {}
         order: list[str] = []
         errors: list[str] = []
+        collect_errors: list[CollectError] = []
         probe_records: list[dict[str, Any]] = []
         args = nodeids
         exit_code: int | None = None
         kill_reasons: list[str] = []
-        for attempt in range(self.settings.max_restarts + 1):
+        for _attempt in range(self.settings.max_restarts + 1):
             session = self._session(
                 args,
                 probes,
@@ -295,8 +298,9 @@ class ProjectRunner:
             )
             exit_code = session.exit_code
             collected = session.of("collected")
-            if collected and attempt == 0:
-                order = [i["nodeid"] for i in collected[-1]["items"]]
+            collected_ids = [i["nodeid"] for i in collected[-1]["items"]] if collected else []
+            if collected_ids and not order:
+                order = collected_ids
             for event in session.of("result"):
                 results[event["nodeid"]] = self._test_result(event, written)
             if session.kill_reason:
@@ -306,10 +310,20 @@ class ProjectRunner:
                     results[killed] = self._killed_result(session, killed)
                     if killed not in order:
                         order.append(killed)
-            errors.extend(e.describe() for e in self._collect_errors(session))
-            if not session.kill_reason and not collected and not session.of("result"):
+            new_errors = self._collect_errors(session)
+            collect_errors += new_errors
+            errors.extend(e.describe() for e in new_errors)
+            if not collected_ids and new_errors and not session.kill_reason:
+                # pytest refuses to run anything when a named test's file fails to import:
+                # run the others on their own.
+                broken = {e.nodeid for e in new_errors}
+                narrowed = [a for a in args if a.split("::", 1)[0] not in broken]
+                if narrowed and narrowed != args:
+                    args = narrowed
+                    continue
+            if not (session.kill_reason or collected_ids or new_errors or session.of("result")):
                 tail = self._output_tail(session)
-                errors.append(tail or f"pytest exited with code {exit_code} before running tests")
+                errors.append(tail or f"pytest exited with code {exit_code} before any test")
             remaining = [n for n in order if n not in results]
             retry = session.kill_reason in ("timeout", "output", "processes")
             if not (retry and remaining and session.killed_nodeid):
@@ -327,6 +341,7 @@ class ProjectRunner:
                         nodeid, "error", exc_type="NotRun", message=f"not run: {not_run_reason}"
                     )
                 )
+        tests += self._uncollected(nodeids, order, collect_errors)
         if probes:
             self._attach_probes(tests, probe_records)
         if not tests and kill_reasons:
@@ -340,6 +355,29 @@ class ProjectRunner:
             error=self._map_text("\n".join(dict.fromkeys(errors))),
             exit_code=exit_code,
         )
+
+    def _uncollected(
+        self, requested: list[str], collected: list[str], collect_errors: list[CollectError]
+    ) -> list[TestResult]:
+        """Requested tests that never got collected (their file failed to import, say, after a
+        candidate fix removed a name): each is an error carrying the reason, not silently gone."""
+        if not collected and not collect_errors:
+            return []
+        missing = []
+        for nodeid in requested:
+            if "::" not in nodeid or any(
+                c == nodeid or c.startswith((nodeid + "[", nodeid + "::")) for c in collected
+            ):
+                continue
+            file = nodeid.split("::", 1)[0]
+            error = next((e for e in collect_errors if e.nodeid == file), None)
+            message = error.describe() if error else "not collected"
+            exc_type = error.exc_type if error else "NotCollected"
+            missing.append(
+                TestResult(nodeid, "error", exc_type=exc_type, message=message,
+                           longrepr=error.longrepr if error else "")
+            )  # fmt: skip
+        return missing
 
     # -- one pytest process ----------------------------------------------------------------------
     def _session(
@@ -427,6 +465,7 @@ class ProjectRunner:
 
     def _pytest_options(self, timeout_plugin: bool, *, explicit_timeout_plugin: bool) -> list[str]:
         options = ["-p", "no:cacheprovider", "-p", PLUGIN_MODULE, "--capture=tee-sys", "-q"]
+        options.append("--continue-on-collection-errors")  # one broken file must not hide all
         options += ["--rootdir", str(self.shadow.root), "-o", "console_output_style=classic"]
         if timeout_plugin:
             if explicit_timeout_plugin:
