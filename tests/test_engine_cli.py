@@ -159,7 +159,7 @@ def test_tests_are_found_when_none_given(project, tmp_path):
         (["fix", "calc.py::sum_to", "--test", "nope.py::test_x"], "no such file nope.py"),
         (["fix", "calc.py::sum_to", "--test", "check_calc"], "bad test node id"),
         (["fix", "lonely.py::lonely"], "no tests found"),
-        (["fix", "calc.py::sum_to", "--test", "check_calc.py::test_nope"], "found no test"),
+        (["fix", "calc.py::sum_to", "--test", "check_calc.py::test_nope"], "test_nope"),
     ],
 )
 def test_usage_errors_exit_2_with_a_message(project, tmp_path, args, message):

@@ -61,6 +61,14 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _last_lines(message: str, count: int = 4) -> str:
+    """Long tool output (pytest warnings before the real error): keep the end, which names it."""
+    lines = [line for line in message.splitlines() if line.strip()]
+    if len(lines) <= count:
+        return message.strip()
+    return lines[0] + " ...\n" + "\n".join(lines[-count:])
+
+
 def _read(path: Path) -> str:
     with path.open(encoding="utf-8", newline="") as handle:
         return handle.read()
@@ -204,7 +212,7 @@ def report(result: DebugResult, request: DebugRequest, out=sys.stdout) -> None:
         file=out,
     )
     if result.error:
-        print(f"Error: {result.error}", file=out)
+        print(f"Error: {_last_lines(result.error)}", file=out)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -250,7 +258,7 @@ def main(args: argparse.Namespace) -> int:
         print("Cancelled; the file was not changed.", file=sys.stderr)
         return 130
     if result.stop_reason == "error" and result.error.startswith(("cannot read", "the tests")):
-        return _fail(result.error)
+        return _fail(_last_lines(result.error))
     if not result.success:
         print("No candidate passes the chosen tests; the file was not changed.")
         return 1
