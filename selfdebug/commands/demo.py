@@ -100,7 +100,8 @@ def main(args: argparse.Namespace) -> int:
             return 0
         if code == 1:
             print("Demo finished: the pipeline ran, but NO FIX WAS FOUND this time. The embedded")
-            print("model is tiny (Gemma 3 270M); a larger model fixes this bug, e.g.")
+            print("model is tiny (Gemma 3 270M) and rarely fixes bugs; try a larger one, e.g.")
+            print("  selfdebug demo --model path/to/model.gguf")
             print("  selfdebug demo --backend openai --endpoint http://127.0.0.1:8000/v1")
             return 0
         print(f"Demo failed: `selfdebug fix` exited with {code}.", file=sys.stderr)
