@@ -14,13 +14,22 @@ from collections.abc import Sequence
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "instrument": ("selfdebug.commands.instrument", "print a file with probes inserted in one function"),
+    "instrument": (
+        "selfdebug.commands.instrument",
+        "print a file with probes inserted in one function",
+    ),
     "strip": ("selfdebug.commands.strip", "print a file with every inserted probe removed"),
     "test": ("selfdebug.commands.test", "run the tests of a function in a sealed shadow copy"),
     "fix": ("selfdebug.commands.fix", "self-debug a function with a model and propose a diff"),
-    "demo": ("selfdebug.commands.demo", "debug a small buggy project end to end with the embedded model"),
+    "demo": (
+        "selfdebug.commands.demo",
+        "debug a small buggy project end to end with the embedded model",
+    ),
     "serve": ("selfdebug.commands.serve", "run the language server (stdio, or --tcp)"),
-    "bench": ("selfdebug.commands.bench", "benchmarks that print numbers (see `selfdebug bench -h`)"),
+    "bench": (
+        "selfdebug.commands.bench",
+        "benchmarks that print numbers (see `selfdebug bench -h`)",
+    ),
 }
 
 
@@ -37,7 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
             if error.name != module_name:  # a real missing dependency: let it show
                 raise
             continue  # command not built in this checkout
-        cmd = sub.add_parser(name, help=help_text, description=module.__doc__)
+        cmd = sub.add_parser(
+            name,
+            help=help_text,
+            description=module.__doc__,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         module.add_arguments(cmd)
         cmd.set_defaults(_main=module.main)
     return parser
