@@ -14,6 +14,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ SKIP_DIRS = frozenset(
 )  # fmt: skip
 SKIP_SUFFIXES = (".pyc", ".pyo", ".egg-info", ".dist-info")
 MAX_FILE_BYTES = 50 * 1024 * 1024
+COPY_WORKERS = 8
 
 Signature = tuple[int, int]  # (mtime_ns, size)
 
@@ -148,23 +150,41 @@ class ShadowCopy:
             _remove(self.root / rel)
         for rel in sorted(user_dirs - copy_dirs, key=len):
             (self.root / rel).mkdir(parents=True, exist_ok=True)
+        stale = [
+            (rel, source, user_sig)
+            for rel, (source, user_sig) in user_files.items()
+            if not (
+                (known := self._state.get(rel))
+                and known[0] == user_sig
+                and copy_files.get(rel) == known[1]
+            )
+        ]
+        # Creating files is latency-bound (the syscalls release the GIL): copy in parallel.
+        workers = min(COPY_WORKERS, max(1, len(stale) // 64))
+        if workers > 1:
+            with ThreadPoolExecutor(workers) as pool:
+                copies = list(pool.map(self._copy_one, stale))
+        else:
+            copies = [self._copy_one(item) for item in stale]
         copied = 0
-        for rel, (source, user_sig) in user_files.items():
-            known = self._state.get(rel)
-            if known and known[0] == user_sig and copy_files.get(rel) == known[1]:
-                continue
-            target = self.root / rel
-            try:
-                if target.is_symlink() or not target.is_file():
-                    _remove(target)
-                shutil.copyfile(source, target)
-                st = target.stat()
-            except OSError:
-                continue
-            self._state[rel] = (user_sig, (st.st_mtime_ns, st.st_size))
-            copied += 1
+        for (rel, _source, user_sig), copy_sig in zip(stale, copies, strict=True):
+            if copy_sig is not None:
+                self._state[rel] = (user_sig, copy_sig)
+                copied += 1
         self._dirs = user_dirs
         return SyncStats(len(user_files), copied, removed, time.perf_counter() - started)
+
+    def _copy_one(self, item: tuple[str, str, Signature]) -> Signature | None:
+        rel, source, _user_sig = item
+        target = self.root / rel
+        try:
+            if target.is_symlink() or (target.exists() and not target.is_file()):
+                _remove(target)
+            shutil.copyfile(source, target)
+            st = target.stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
 
     @contextlib.contextmanager
     def overridden(self, overrides: Mapping[Path, str] | None) -> Iterator[dict[Path, Path]]:
