@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -183,3 +185,29 @@ def test_fallback_isolation_contains_runaways_too(hostile: Path) -> None:
     time.sleep(1.5)
     assert not (hostile / "escaped.txt").exists()
     assert tree_hash(hostile) == before
+
+
+def test_without_pytest_timeout_the_watchdog_stops_hung_tests(
+    tmp_path: Path, hostile: Path
+) -> None:
+    """A project interpreter with pytest but not pytest-timeout: the runner says so, and the
+    outer watchdog alone still ends a hung test at its timeout with its last output."""
+    ours = next(Path(p) for p in sys.path if (Path(p) / "_pytest").is_dir())
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    wanted = {"pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py"}
+    for entry in ours.iterdir():  # pytest and its own dependencies, nothing else
+        if entry.name.split("-")[0] in wanted:
+            (deps / entry.name).symlink_to(entry)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (site,) = venv.glob("lib/python*/site-packages")
+    (site / "deps.pth").write_text(f"{deps}\n")
+    settings = RunnerSettings(interpreter=str(venv / "bin" / "python"), test_timeout_s=TIMEOUT)
+    with ProjectRunner(hostile, settings) as bare:
+        startup = bare.run([f"{HOSTILE}::test_passes"]).duration
+        result = bare.run([f"{HOSTILE}::test_loops_forever", f"{HOSTILE}::test_passes_after"])
+    assert any("pytest-timeout is not installed" in note for note in result.notes), result.error
+    assert [t.outcome for t in result.tests] == ["timeout", "passed"], result.error
+    assert "looping" in result.tests[0].stdout
+    assert result.duration <= 2 * startup + TIMEOUT + 1.0
