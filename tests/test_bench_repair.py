@@ -186,3 +186,24 @@ def test_unknown_mode_is_a_usage_error(tmp_path: Path) -> None:
     )
     assert completed.returncode == 2
     assert "telepathy" in completed.stderr
+
+
+@pytest.mark.model
+def test_the_harness_talks_to_a_real_openai_compatible_endpoint(tmp_path: Path) -> None:
+    pytest.importorskip("llama_cpp.server")
+    from helpers.llama_server import embedded_gguf, running_llama_server
+
+    out = tmp_path / "out"
+    with running_llama_server(embedded_gguf(), chat_format="gemma", n_ctx=4096) as server:
+        command = [
+            sys.executable, "-m", "selfdebug", "bench", "repair", "--dataset", str(SLICE),
+            "--modes", "none", "--ids", "mini/clamp", "--max-turns", "1", "--no-progress",
+            "--backend", "openai", "--endpoint", server.base_url, "--model-name", "gemma",
+            "--out", str(out),
+        ]  # fmt: skip
+        completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    (row,) = [json.loads(line) for line in (out / RESULTS_FILE).read_text().splitlines()]
+    assert row["model_calls"] == 1 and row["completion_tokens"] > 0, row
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["config"]["backend_name"].startswith("openai:gemma@http://127.0.0.1:")
