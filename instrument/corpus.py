@@ -62,7 +62,7 @@ class Failure:
 @dataclass
 class RoundTrip:
     files: int = 0
-    unparseable: list[str] = field(default_factory=list)
+    unparseable: list[str] = field(default_factory=list)  # "path (who rejects it: why)"
     functions: int = 0
     checks: int = 0  # function x level
     failures: list[Failure] = field(default_factory=list)
@@ -75,14 +75,15 @@ class RoundTrip:
         )
 
 
-def original_compiles(source: bytes, path: str) -> bool:
+def compile_error(source: bytes, path: str) -> str:
+    """Why the interpreter rejects the original file ("" when it compiles)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             compile(source, path, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError):
-            return False
-    return True
+        except (SyntaxError, ValueError) as error:
+            return f"{type(error).__name__}: {error}"[:160]
+    return ""
 
 
 def check_function(
@@ -232,13 +233,13 @@ def roundtrip(paths: Iterable[Path], levels: Iterable[str] = LEVELS, limit: int 
         source = path.read_bytes()
         result.files += 1
         try:
-            parsed = parse(source)
-            parsed.raise_if_error()
-        except InstrumentError:
-            result.unparseable.append(str(path))
+            parse(source).raise_if_error()
+        except InstrumentError as error:
+            result.unparseable.append(f"{path} (tree-sitter: {error})")
             continue
-        if not original_compiles(source, str(path)):
-            result.unparseable.append(str(path))
+        problem = compile_error(source, str(path))
+        if problem:
+            result.unparseable.append(f"{path} (the interpreter: {problem})")
             continue
         for location in list_functions(source):
             result.functions += 1

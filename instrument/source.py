@@ -103,17 +103,22 @@ class ParsedSource:
         return len(line.encode("utf-8"))
 
     def first_error(self, node: tree_sitter.Node | None = None) -> tree_sitter.Node | None:
-        """The first ERROR or MISSING node under `node` (the whole tree by default)."""
+        """The innermost ERROR or MISSING node on the first path to an error under `node`.
+
+        tree-sitter often wraps a long stretch in one ERROR node; the innermost one names the
+        line a reader should look at.
+        """
         node = node or self.root
         if not node.has_error:
             return None
-        stack = [node]
-        while stack:
-            current = stack.pop()
-            if current.is_error or current.is_missing:
-                return current
-            stack.extend(child for child in reversed(current.children) if child.has_error)
-        return node
+        found = node if node.is_error or node.is_missing else None
+        while True:
+            child = next((c for c in node.children if c.has_error), None)
+            if child is None:
+                return found or node
+            if child.is_error or child.is_missing:
+                found = child
+            node = child
 
     def raise_if_error(self, node: tree_sitter.Node | None = None) -> None:
         bad = self.first_error(node)

@@ -38,8 +38,8 @@ def main() -> int:
     else:
         print(f"stdlib: {stdlib_root()}")
         print(result.summary() + f" in {seconds:.1f} s")
-        for path in result.unparseable:
-            print(f"  unparseable (skipped): {path}")
+        for entry in result.unparseable:
+            print(f"  unparseable, skipped: {entry}")
         for failure in result.failures[:50]:
             print(f"  FAIL {failure.path}::{failure.qualname} [{failure.level}] {failure.reason}")
     return 1 if result.failures else 0
