@@ -3,7 +3,6 @@
 import threading
 
 import pytest
-
 from selfdebug.server.cancel import Cancelled, CancelToken
 
 

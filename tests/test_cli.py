@@ -1,0 +1,28 @@
+"""The `selfdebug` command table: every subcommand is wired, and usage errors exit 2."""
+
+import subprocess
+import sys
+
+from selfdebug.cli import COMMANDS, build_parser, main
+
+EXPECTED = {"instrument", "strip", "test", "fix", "demo", "serve", "bench"}
+
+
+def test_every_command_of_the_table_is_registered():
+    assert set(COMMANDS) == EXPECTED
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if a.dest == "command")
+    assert set(subparsers.choices) == EXPECTED
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    assert main([]) == 2
+    assert "COMMAND" in capsys.readouterr().err
+
+
+def test_console_entry_point_runs_as_module():
+    done = subprocess.run(
+        [sys.executable, "-m", "selfdebug", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert done.stdout.startswith("selfdebug ")
