@@ -165,7 +165,11 @@ def locate_at(source: bytes, line0: int, utf16_col: int) -> FunctionLocation | N
     end = parsed.utf8.find(b"\n", start)
     line = parsed.utf8[start : len(parsed.utf8) if end < 0 else end]
     indent = len(line) - len(line.lstrip(b" \t\f"))
-    point = (line0, max(column, indent))  # a cursor in the indentation means that line
+    content_end = len(line.rstrip())
+    # A cursor in the indentation, or at/after the end of the line, means that line's code.
+    if content_end > indent:
+        column = min(max(column, indent), content_end - 1)
+    point = (line0, max(column, indent))
     node: tree_sitter.Node | None = parsed.root.descendant_for_point_range(point, point)
     while node is not None:
         if node.type == "function_definition":

@@ -89,6 +89,17 @@ def test_locate_at_cursor_finds_the_innermost_def() -> None:
     assert locate_at(SOURCE, 500, 0) is None
 
 
+def test_locate_at_the_end_of_a_functions_last_line_still_finds_it() -> None:
+    """Users often click at the end of a line: that is still inside the function."""
+    source = b"def mean(xs):\n    return sum(xs) / len(xs)\n\nx = 1\n"
+    last = "    return sum(xs) / len(xs)"
+    for column in (len(last), len(last) + 5):
+        found = locate_at(source, 1, column)
+        assert found is not None and found.qualname == "mean"
+    assert locate_at(source, 2, 0) is None  # the blank line after it
+    assert locate_at(source, 3, 5) is None  # module code
+
+
 def test_missing_function_names_the_known_ones() -> None:
     with pytest.raises(FunctionNotFound) as caught:
         locate_function(SOURCE, "Shop.nothing")

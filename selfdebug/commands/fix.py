@@ -28,12 +28,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--test", action="append", default=[], metavar="NODEID", help="a chosen test (repeat)"
     )
-    parser.add_argument(
+    wider = parser.add_mutually_exclusive_group()
+    wider.add_argument(
         "--wider-test",
         action="append",
-        default=[],
+        default=None,
         metavar="NODEID",
-        help="a regression-guard test, never shown to the model (repeat)",
+        help="a regression-guard test, never shown to the model (repeat; default: the whole "
+        "test files of the chosen tests)",
+    )
+    wider.add_argument(
+        "--no-wider",
+        dest="wider_test",
+        action="store_const",
+        const=[],
+        help="no regression guard beyond the chosen tests",
     )
     parser.add_argument("--mode", choices=MODE_CHOICES, default="auto")
     parser.add_argument("--backend", choices=("llama", "openai"), default="llama")

@@ -15,6 +15,7 @@ function in its file), transcript (JSON lines), diffing, request (DebugRequest b
 from selfdebug.server.engine.request import (
     RequestError,
     build_request,
+    default_wider_tests,
     normalize_nodeid,
     resolve_tests,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "RequestError",
     "TestTally",
     "build_request",
+    "default_wider_tests",
     "normalize_nodeid",
     "resolve_tests",
     "run_session",

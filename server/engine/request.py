@@ -33,6 +33,15 @@ def normalize_nodeid(nodeid: str, project_root: Path, cwd: Path | None = None) -
     raise RequestError(f"bad test node id {nodeid!r}: no such file {path_part}")
 
 
+def default_wider_tests(chosen: list[str]) -> list[str]:
+    """The regression guard when the user names none: the whole test files of the chosen tests.
+
+    Why files: they hold the function's neighbours' tests (the ones a fix most often breaks), and a
+    file node id costs one pytest run, with no extra collection step.
+    """
+    return list(dict.fromkeys(nodeid.partition("::")[0] for nodeid in chosen))
+
+
 def resolve_tests(
     file: Path,
     qualname: str,
@@ -73,7 +82,9 @@ def build_request(
     **options: Any,
 ) -> DebugRequest:
     """A DebugRequest with the project root found and the tests resolved; `options` are the
-    other DebugRequest fields (mode, max_turns, samples, transcript_path, ...)."""
+    other DebugRequest fields (mode, max_turns, samples, transcript_path, ...).
+
+    `wider_tests=None` means the default regression guard (`default_wider_tests`); `[]` none."""
     path = Path(file).resolve()
     if not path.is_file():
         raise RequestError(f"no such file: {file}")
@@ -82,7 +93,10 @@ def build_request(
 
         project_root = find_project_root(path)
     chosen = resolve_tests(path, qualname, project_root, tests, cwd=cwd)
-    wider = [normalize_nodeid(t, project_root, cwd) for t in wider_tests or []]
+    if wider_tests is None:
+        wider = default_wider_tests(chosen)
+    else:
+        wider = [normalize_nodeid(t, project_root, cwd) for t in wider_tests]
     return DebugRequest(
         file=path,
         qualname=qualname,

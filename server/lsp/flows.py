@@ -23,6 +23,7 @@ from lsprotocol.types import (
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path, to_fs_path
 from selfdebug.server.cancel import Cancelled
+from selfdebug.server.engine.request import default_wider_tests
 from selfdebug.server.lsp import jobs, report
 from selfdebug.server.lsp.arguments import FunctionTarget
 from selfdebug.server.lsp.configuration import fetch_settings
@@ -183,7 +184,7 @@ async def _self_debug(
         qualname=snapshot.qualname,
         project_root=plan.project_root,
         tests=plan.tests,
-        wider_tests=[],
+        wider_tests=default_wider_tests(plan.tests),
         mode=mode,
         source_override=source,
         transcript_path=folder / "transcript.jsonl",
