@@ -15,6 +15,7 @@ from typing import Any
 from selfdebug.server.backends.base import Backend
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.types import DebugRequest, DebugResult, ProgressCallback
+from selfdebug.server.lsp.runners import RunnerPool
 from selfdebug.server.lsp.settings import ServerSettings, runner_settings
 from selfdebug.server.runner.results import RunResult
 
@@ -46,18 +47,14 @@ def run_tests(
     settings: ServerSettings,
     plan: TestPlan,
     *,
+    runners: RunnerPool,
     file: Path,
     source: str,
     cancel: CancelToken,
 ) -> RunResult:
     """One run of the plan's tests against the editor's text of `file` (saved or not)."""
-    from selfdebug.server.runner import ProjectRunner
-
-    runner = ProjectRunner(plan.project_root, runner_settings(settings))
-    try:
+    with runners.lend(plan.project_root, runner_settings(settings)) as runner:
         return runner.run(plan.tests, overrides={file: source}, cancel=cancel)
-    finally:
-        runner.close()
 
 
 class BaselineObserver:
@@ -119,23 +116,22 @@ def debug(
     request: DebugRequest,
     backend: Backend,
     *,
+    runners: RunnerPool,
     progress: ProgressCallback,
     cancel: CancelToken,
     on_baseline: Callable[[RunResult], None],
 ) -> DebugResult:
     """The self-debugging loop; `on_baseline` gets the first run of the chosen tests."""
     from selfdebug.server.engine import run_session
-    from selfdebug.server.runner import ProjectRunner
 
-    runner = ProjectRunner(request.project_root, runner_settings(settings))
-    observed = BaselineObserver(
-        runner,
-        file=request.file,
-        source=request.source_override or "",
-        tests=request.tests,
-        on_baseline=on_baseline,
-    )
-    try:
+    with runners.lend(request.project_root, runner_settings(settings)) as runner:
+        observed = BaselineObserver(
+            runner,
+            file=request.file,
+            source=request.source_override or "",
+            tests=request.tests,
+            on_baseline=on_baseline,
+        )
         return run_session(
             request,
             backend,
@@ -143,5 +139,3 @@ def debug(
             progress=progress,
             cancel=cancel,
         )
-    finally:
-        runner.close()

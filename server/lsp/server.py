@@ -23,6 +23,7 @@ from selfdebug.server.lsp.configuration import SettingsCache
 from selfdebug.server.lsp.diagnostics import DiagnosticStore
 from selfdebug.server.lsp.jobs import TestPlan
 from selfdebug.server.lsp.protocol import AnsweringProtocol
+from selfdebug.server.lsp.runners import RunnerPool
 
 from selfdebug import __version__
 
@@ -77,6 +78,7 @@ class SelfDebugServer(LanguageServer):
         self.diagnostic_hashes: dict[tuple[str, str], str] = {}
         self.tested: dict[tuple[str, str], TestPlan] = {}  # what runOnSave re-runs
         self.backends = BackendCache()
+        self.runners = RunnerPool()  # warm shadow copies, reused across jobs
         self.session_running = False  # one model session at a time (one model, one CPU budget)
         self.workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="selfdebug-job")
         self.background: set[asyncio.Task[Any]] = set()
@@ -107,6 +109,7 @@ class SelfDebugServer(LanguageServer):
 
     def close(self) -> None:
         self.backends.close()
+        self.runners.close()
         self.workers.shutdown(wait=False, cancel_futures=True)
 
 
