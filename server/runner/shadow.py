@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +47,32 @@ def _skip_dir(entry: os.DirEntry[str]) -> bool:
         return True
     # any virtualenv, whatever its name
     return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+
+
+def _walk(
+    top: Path, *, descend: Callable[[os.DirEntry[str]], bool], dirs: set[str]
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Every non-directory entry below `top` as (relative posix path, entry); the directories
+    walked into are added to `dirs`. Unreadable folders are passed over, never raised."""
+    stack = [("", str(top))]
+    while stack:
+        rel_dir, abs_dir = stack.pop()
+        try:
+            entries = list(os.scandir(abs_dir))
+        except OSError:
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                if descend(entry):
+                    dirs.add(rel)
+                    stack.append((rel, entry.path))
+                continue
+            yield rel, entry
 
 
 class ShadowCopy:
@@ -83,56 +109,28 @@ class ShadowCopy:
     def _scan_user(self) -> tuple[dict[str, tuple[str, Signature]], set[str]]:
         files: dict[str, tuple[str, Signature]] = {}
         dirs: set[str] = set()
-        stack = [("", str(self.project_root))]
-        while stack:
-            rel_dir, abs_dir = stack.pop()
+        for rel, entry in _walk(self.project_root, descend=lambda e: not _skip_dir(e), dirs=dirs):
+            if entry.name.endswith(SKIP_SUFFIXES):
+                continue
             try:
-                entries = list(os.scandir(abs_dir))
+                st = entry.stat(follow_symlinks=True)  # a symlinked file is copied as content
+                is_file = entry.is_file(follow_symlinks=True)
             except OSError:
                 continue
-            for entry in entries:
-                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if not _skip_dir(entry):
-                            dirs.add(rel)
-                            stack.append((rel, entry.path))
-                        continue
-                    if entry.name.endswith(SKIP_SUFFIXES):
-                        continue
-                    st = entry.stat(follow_symlinks=True)  # a symlinked file is copied as content
-                except OSError:
-                    continue
-                if not entry.is_file(follow_symlinks=True) or st.st_size > MAX_FILE_BYTES:
-                    continue
+            if is_file and st.st_size <= MAX_FILE_BYTES:
                 files[rel] = (entry.path, (st.st_mtime_ns, st.st_size))
         return files, dirs
 
     def _scan_copy(self) -> tuple[dict[str, Signature], set[str]]:
         files: dict[str, Signature] = {}
         dirs: set[str] = set()
-        stack = [("", str(self.root))]
-        while stack:
-            rel_dir, abs_dir = stack.pop()
+        for rel, entry in _walk(self.root, descend=lambda e: True, dirs=dirs):
             try:
-                entries = list(os.scandir(abs_dir))
+                st = entry.stat(follow_symlinks=False)
+                is_file = entry.is_file(follow_symlinks=False)
             except OSError:
                 continue
-            for entry in entries:
-                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        dirs.add(rel)
-                        stack.append((rel, entry.path))
-                        continue
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                files[rel] = (
-                    (st.st_mtime_ns, st.st_size)
-                    if entry.is_file(follow_symlinks=False)
-                    else (-1, -1)
-                )
+            files[rel] = (st.st_mtime_ns, st.st_size) if is_file else (-1, -1)
         return files, dirs
 
     def sync(self) -> SyncStats:
