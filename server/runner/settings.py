@@ -19,7 +19,7 @@ class RunnerSettings:
     interpreter: str | None = None  # None: the project's .venv/venv, else sys.executable
     isolation: IsolationMode = "auto"  # auto: bubblewrap when it works here, else rlimits
     test_timeout_s: float = 10.0  # per test (setup + call + teardown)
-    grace_s: float = 0.6  # watchdog slack after pytest-timeout should have fired
+    grace_s: float = 0.4  # watchdog slack after pytest-timeout should have fired
     startup_timeout_s: float = 60.0  # interpreter start + collection, and time between tests
     output_cap_bytes: int = 2 * 1024 * 1024  # stdout+stderr of the whole pytest process
     capture_cap_chars: int = 20_000  # per test stdout/stderr kept in TestResult
