@@ -20,6 +20,7 @@ from selfdebug.server.lsp.diagnostics import (
     lsp_diagnostics,
 )
 from selfdebug.server.lsp.edits import (
+    changed_line_spans,
     fix_edit,
     fixed_function_text,
     stale_reason,
@@ -169,12 +170,30 @@ def test_fix_edit_replaces_exactly_the_function(tmp_path: Path):
     edit = fix_edit(snapshot, new_text, label="Fix greet", description="why")
     (change,) = edit.document_changes
     assert change.text_document.version == 4
-    (text_edit,) = change.edits
-    assert (text_edit.range.start.line, text_edit.range.start.character) == (8, 0)
+    (text_edit,) = change.edits  # only the changed line, not the whole function
+    assert (text_edit.range.start.line, text_edit.range.start.character) == (9, 0)
     assert text_edit.range.end.line == 9
     assert text_edit.range.end.character == len('    return "héllo 😀 " + name') + 1  # 😀 = 2
+    assert text_edit.new_text == '    return f"héllo 😀 {name}"'
     annotation = edit.change_annotations[text_edit.annotation_id]
     assert annotation.needs_confirmation and annotation.label == "Fix greet"
+
+
+def test_changed_line_spans_are_minimal_and_rebuild_the_new_text():
+    old = "def f(x):\n    a = 1\n    b = 2\n    return a + b\n"
+    new = "def f(x):\n    a = 1\n    b = 3\n    c = 4\n    return a + b + c\n"
+    spans = changed_line_spans(old.encode(), new)
+    assert spans == [
+        (len("def f(x):\n    a = 1\n"), len(old), "    b = 3\n    c = 4\n    return a + b + c\n")
+    ]
+    rebuilt = old
+    for start, end, text in reversed(spans):
+        rebuilt = rebuilt[:start] + text + rebuilt[end:]
+    assert rebuilt == new
+    assert changed_line_spans(old.encode(), old) == []
+    # a deletion and an insertion far apart are two edits
+    two = changed_line_spans(old.encode(), "# top\n" + old.replace("    b = 2\n", ""))
+    assert [text for _, _, text in two] == ["# top\n", ""]
 
 
 def test_stale_when_version_or_function_text_changed(tmp_path: Path):

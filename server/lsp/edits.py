@@ -8,6 +8,7 @@ text no longer match what the session started from.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from lsprotocol.types import (
     ChangeAnnotation,
     OptionalVersionedTextDocumentIdentifier,
     TextDocumentEdit,
+    TextEdit,
     WorkspaceEdit,
 )
 from pygls.workspace.position_codec import PositionCodec
@@ -115,6 +117,23 @@ def fixed_function_text(
     )
 
 
+def changed_line_spans(old: bytes, new: str) -> list[tuple[int, int, str]]:
+    """The fix as the smallest line-level replacements: (start byte, end byte, new text), with
+    byte offsets into `old`. Why: the editor's preview then shows what changed, not the whole
+    function struck out and rewritten."""
+    old_lines = old.decode("utf-8").splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    offsets = [0]
+    for line in old_lines:
+        offsets.append(offsets[-1] + len(line.encode("utf-8")))
+    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+    return [
+        (offsets[i1], offsets[i2], "".join(new_lines[j1:j2]))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
 def fix_edit(
     snapshot: FunctionSnapshot,
     new_text: str,
@@ -123,18 +142,23 @@ def fix_edit(
     description: str,
     codec: PositionCodec = UTF16,
 ) -> WorkspaceEdit:
-    edit = AnnotatedTextEdit(
-        range=lsp_range(snapshot.source, snapshot.start_byte, snapshot.end_byte, codec),
-        new_text=new_text,
-        annotation_id=ANNOTATION_ID,
-    )
+    """Versioned, confirmable edits, every one inside the function's range."""
+    base = snapshot.start_byte
+    edits: list[AnnotatedTextEdit | TextEdit] = [
+        AnnotatedTextEdit(
+            range=lsp_range(snapshot.source, base + start, base + end, codec),
+            new_text=text,
+            annotation_id=ANNOTATION_ID,
+        )
+        for start, end, text in changed_line_spans(snapshot.function_text, new_text)
+    ]
     return WorkspaceEdit(
         document_changes=[
             TextDocumentEdit(
                 text_document=OptionalVersionedTextDocumentIdentifier(
                     uri=snapshot.uri, version=snapshot.version
                 ),
-                edits=[edit],
+                edits=edits,
             )
         ],
         change_annotations={
