@@ -93,11 +93,13 @@ def turn_breakdown(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if e.get("event") == "model_call" and e.get("turn") == turn
         )
         wall = max(stop - start, 1e-9)
+        test_runs = sum(1 for e in events if e.get("event") == "tests" and e.get("turn") == turn)
         turns.append(
             {
                 "turn": turn,
                 "wall_s": round(wall, 3),
                 "model_s": round(model, 3),
+                "test_runs": test_runs,
                 "outside_model_share": round(max(0.0, wall - model) / wall, 4),
             }
         )
@@ -105,7 +107,7 @@ def turn_breakdown(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def measure_session(
-    mode: str = "ut", max_turns: int = 2, model_path: str = "", problem: dict | None = None
+    mode: str = "probe", max_turns: int = 2, model_path: str = "", problem: dict | None = None
 ) -> dict[str, Any]:
     """One real session with the embedded (or given GGUF) model: where does a turn's time go?
 
@@ -167,13 +169,16 @@ def measure_session(
         "outside_model_share": round(share, 4) if share is not None else None,  # with baseline
         "turns_outside_model_share": round(turns_share, 4) if turns_share is not None else None,
         "per_turn": turns,
+        # Turns whose candidates were all rejected before testing run no tests: such a turn's
+        # share says little, so say how many turns did run tests.
+        "turns_with_test_runs": sum(1 for t in turns if t["test_runs"]),
         "goal_outside_model_share": OUTSIDE_MODEL_GOAL,
         "meets_goal": turns_share is not None and turns_share < OUTSIDE_MODEL_GOAL,
     }
 
 
 def measure(
-    skip: tuple[str, ...] = (), mode: str = "ut", max_turns: int = 2, model_path: str = ""
+    skip: tuple[str, ...] = (), mode: str = "probe", max_turns: int = 2, model_path: str = ""
 ) -> dict[str, Any]:
     """Every component's figures plus the session's outside-model share, on this machine, now."""
     figures: dict[str, Any] = {}
@@ -212,7 +217,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=[*COMPONENTS, SESSION],
         help="leave out a component (repeatable)",
     )
-    parser.add_argument("--mode", default="ut", help="mode of the measured session (default ut)")
+    parser.add_argument(
+        "--mode",
+        default="probe",
+        help="mode of the measured session (default probe: what auto picks)",
+    )
     parser.add_argument("--max-turns", type=int, default=2)
     parser.add_argument("--model", default="", help="GGUF path (default: the embedded model)")
 
