@@ -207,7 +207,8 @@ def solve_problem(
     cancel: CancelToken,
     transcript_dir: Path | None = None,
 ) -> ProblemOutcome:
-    """One session on one problem in one mode, then its scoring. Never raises for a bad problem."""
+    """One session on one problem in one mode, then its scoring (harness bugs raise; the caller
+    records them as harness errors, retried on resume)."""
     from selfdebug.bench.datasets import write_project
     from selfdebug.server.engine import run_session
     from selfdebug.server.engine.types import DebugRequest
