@@ -38,14 +38,14 @@ class Problem:
 
     @property
     def visible_test_names(self) -> list[str]:
-        return test_function_names(self.visible_tests)
+        return collect_test_names(self.visible_tests)
 
     @property
     def hidden_test_names(self) -> list[str]:
-        return test_function_names(self.hidden_tests)
+        return collect_test_names(self.hidden_tests)
 
 
-def test_function_names(module_body: str) -> list[str]:
+def collect_test_names(module_body: str) -> list[str]:
     """Top-level `test_*` functions of a test module body, in source order (as pytest collects)."""
     tree = ast.parse(module_body)
     return [
@@ -69,8 +69,8 @@ def choose_visible_tests(record: dict) -> tuple[str, str]:
     failing = record.get("visible_tests_failing") or ""
     if record.get("visible_fails_on_buggy", True) or not failing.strip():
         return visible, "visible_tests"
-    shown = set(test_function_names(visible))
-    extra = [name for name in test_function_names(failing) if name not in shown]
+    shown = set(collect_test_names(visible))
+    extra = [name for name in collect_test_names(failing) if name not in shown]
     if not extra:
         return visible, "visible_tests"
     return visible.rstrip("\n") + "\n\n\n" + failing, "visible_tests+visible_tests_failing"
