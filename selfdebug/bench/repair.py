@@ -333,9 +333,12 @@ def run_repair(
     ]
     report = build_report(outcomes, config.modes, record)
     report["coverage"] = {"done": len(outcomes), "planned": len(problems) * len(config.modes)}
+    try:
+        report["plot"] = str(plot_fixes_by_turn(report, config.out / PLOT_FILE))
+    except ImportError:  # matplotlib is the optional `bench` extra; the numbers stand without it
+        report["plot"] = "unavailable: matplotlib is not installed (pip install 'selfdebug[bench]')"
     (config.out / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     (config.out / "report.md").write_text(render_markdown(report), encoding="utf-8")
-    plot_fixes_by_turn(report, config.out / PLOT_FILE)
     return report
 
 
@@ -483,7 +486,7 @@ def main(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         print(render_markdown(report))
-        print(f"results: {config.out / RESULTS_FILE}; plot: {config.out / PLOT_FILE}")
+        print(f"results: {config.out / RESULTS_FILE}; plot: {report['plot']}")
     errors = sum(s["harness_errors"] for s in report["modes"].values())
     return 1 if errors else 0
 
