@@ -40,12 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"selfdebug {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name != module_name:  # a real missing dependency: let it show
-                raise
-            continue  # command not built in this checkout
+        module = importlib.import_module(module_name)
         cmd = sub.add_parser(
             name,
             help=help_text,

@@ -22,13 +22,7 @@ BENCHMARKS: dict[str, str] = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK")
     for name, help_text in BENCHMARKS.items():
-        module_name = f"selfdebug.bench.{name}"
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name != module_name:
-                raise
-            continue
+        module = importlib.import_module(f"selfdebug.bench.{name}")
         bench = sub.add_parser(name, help=help_text, description=module.__doc__)
         module.add_arguments(bench)
         bench.set_defaults(_bench_main=module.main)
