@@ -70,7 +70,7 @@ def test_openai_completion_form_can_be_chosen():
 
 def test_remote_endpoint_without_consent_fails_in_the_factory():
     settings = BackendSettings(backend="openai", endpoint_url="https://api.example.com/v1")
-    with pytest.raises(BackendConfigError, match="allow_remote"):
+    with pytest.raises(BackendConfigError, match="allowRemote"):
         make_backend(settings, env={"OPENAI_API_KEY": "sk-test"})
 
 

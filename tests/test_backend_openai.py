@@ -226,7 +226,7 @@ def test_malformed_answers_are_bad_responses(malformed_server, kind):
 
 def test_a_remote_endpoint_without_consent_is_refused_before_any_request():
     started = time.monotonic()
-    with pytest.raises(BackendConfigError, match="allow_remote") as raised:
+    with pytest.raises(BackendConfigError, match="allowRemote") as raised:
         # 10.255.255.1 is not routable: a request would hang, so a quick error proves none left.
         backend_for("http://10.255.255.1:8000/v1")
     assert time.monotonic() - started < 0.5

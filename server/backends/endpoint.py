@@ -45,6 +45,6 @@ def require_consent(url: str, allow_remote: bool) -> None:
     if not allow_remote and not is_loopback(host):
         raise BackendConfigError(
             f"the model endpoint {host} is not on this machine, and using it would send your code "
-            "there; set allow_remote = true in the backend settings to allow this "
-            "(or use a local model)"
+            "there; to allow this, pass --allow-remote (CLI) or set the editor setting "
+            "selfdebug.allowRemote to true (or use a local model)"
         )
