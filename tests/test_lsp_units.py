@@ -1,8 +1,12 @@
 """The server's translation modules without a server: command arguments, positions, test
-failures -> diagnostics, the fix edit and its staleness check, progress wording, the report."""
+failures -> diagnostics, the fix edit and its staleness check, progress wording, the report,
+and `selfdebug serve` refusing bad startup arguments."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -270,3 +274,25 @@ def test_baseline_observer_reports_only_the_unmodified_run_of_the_chosen_tests(t
     observer.run(["t::a"], overrides={file: "def f(): pass\n"})  # only the first is reported
     assert [r.duration for r in seen] == [4.0]
     assert len(inner.calls) == 5 and observer.isolation == "rlimits"
+
+
+def _serve(*arguments: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "selfdebug", "serve", *arguments]
+    return subprocess.run(
+        command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_serve_reports_bad_startup_arguments_without_a_traceback(tmp_path: Path):
+    bad_port = _serve("--tcp", "127.0.0.1:99999")
+    assert bad_port.returncode == 2 and "port 0-65535" in bad_port.stderr
+    missing_folder = tmp_path / "missing" / "server.log"
+    bad_log = _serve("--log-file", str(missing_folder))
+    assert bad_log.returncode == 2 and str(missing_folder) in bad_log.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = _serve("--tcp", f"127.0.0.1:{port}")
+    assert busy.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in busy.stderr
+    assert "Traceback" not in bad_port.stderr + bad_log.stderr + busy.stderr
