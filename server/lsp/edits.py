@@ -86,7 +86,7 @@ def function_hash_in(source: str, qualname: str) -> str | None:
         location = locate_function(data, qualname)
     except Exception:
         return None
-    return text_hash(data[location.start_byte : location.end_byte])
+    return text_hash(location.text(data))
 
 
 def stale_reason(snapshot: FunctionSnapshot, version: int | None, source: str) -> str | None:
@@ -107,14 +107,12 @@ def fixed_function_text(
     if fixed_file is not None:
         data = fixed_file.encode("utf-8")
         location = locate_function(data, snapshot.qualname)
-        return data[location.start_byte : location.end_byte].decode("utf-8")
+        return location.text(data).decode("utf-8")
     if fixed_function is None:
         raise ValueError("the session produced no candidate")
-    return (
-        fixed_function.rstrip("\n")
-        if not snapshot.function_text.endswith(b"\n")
-        else (fixed_function)
-    )
+    if snapshot.function_text.endswith(b"\n"):
+        return fixed_function
+    return fixed_function.rstrip("\n")
 
 
 def changed_line_spans(old: bytes, new: str) -> list[tuple[int, int, str]]:
