@@ -8,7 +8,6 @@ Each debugged function owns its diagnostics, so clearing one function's leaves t
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -153,7 +152,3 @@ class DiagnosticStore:
     def for_uri(self, uri: str) -> list[Diagnostic]:
         with self._lock:
             return [d for by_uri in self._owned.values() for d in by_uri.get(uri, [])]
-
-    def uris(self) -> Iterable[str]:
-        with self._lock:
-            return {uri for by_uri in self._owned.values() for uri in by_uri}
