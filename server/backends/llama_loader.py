@@ -16,6 +16,7 @@ from typing import Any
 
 from selfdebug.server.backends.base import BackendConfigError
 from selfdebug.server.backends.embedded import INSTALL_HINT
+from selfdebug.server.backends.gguf_meta import CHAT_TEMPLATE_KEY
 from selfdebug.server.backends.guard import CallGuard
 
 
@@ -44,7 +45,7 @@ class LoadedModel:
 
     @property
     def chat_template(self) -> str | None:
-        return self.llm.metadata.get("tokenizer.chat_template") or None
+        return self.llm.metadata.get(CHAT_TEMPLATE_KEY) or None
 
 
 _cache: dict[LoadParams, LoadedModel] = {}
