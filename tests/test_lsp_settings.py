@@ -1,7 +1,11 @@
 """Server settings: camelCase JSON -> typed settings, bad values fall back, engine mapping."""
 
 from pathlib import Path
+from types import SimpleNamespace
 
+from lsprotocol.types import WorkspaceFolder
+from pygls.workspace import Workspace
+from selfdebug.server.lsp.configuration import folder_of
 from selfdebug.server.lsp.settings import (
     ServerSettings,
     backend_settings,
@@ -117,3 +121,16 @@ def test_mapping_to_backend_runner_and_request():
         ).mode
         == "print"
     )
+
+
+def test_settings_scope_is_the_innermost_folder_holding_the_file():
+    folders = ["file:///work/proj", "file:///work/proj/sub/"]
+    workspace = Workspace(
+        "file:///work", workspace_folders=[WorkspaceFolder(uri, uri) for uri in folders]
+    )
+    ls = SimpleNamespace(workspace=workspace)  # folder_of reads only the real pygls Workspace
+    assert folder_of(ls, "file:///work/proj/a.py") == "file:///work/proj"
+    assert folder_of(ls, "file:///work/proj/sub/b.py") == "file:///work/proj/sub/"
+    assert folder_of(ls, "file:///work/proj/sub") == "file:///work/proj/sub/"
+    # a sibling whose name only starts with a folder's name is outside it
+    assert folder_of(ls, "file:///work/project2/c.py") == "file:///work"

@@ -52,10 +52,16 @@ class SettingsCache:
 
 def folder_of(ls: SelfDebugServer, uri: str) -> str:
     """The URI of the workspace folder holding `uri` (longest match), or the root URI."""
-    folders = [f.uri for f in ls.workspace.folders.values() if uri.startswith(f.uri.rstrip("/"))]
+    folders = [f.uri for f in ls.workspace.folders.values() if _inside(uri, f.uri)]
     if folders:
         return max(folders, key=len)
     return ls.workspace.root_uri or ""
+
+
+def _inside(uri: str, folder_uri: str) -> bool:
+    """`uri` is the folder or below it (`file:///a/proj` does not hold `file:///a/project2`)."""
+    folder = folder_uri.rstrip("/")
+    return uri == folder or uri.startswith(folder + "/")
 
 
 def cached_settings(ls: SelfDebugServer, uri: str) -> ServerSettings:
