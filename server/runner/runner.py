@@ -20,7 +20,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,38 +133,20 @@ def _truncate(text: str, cap: int) -> str:
     return f"{text[:half]}\n...[{len(text) - 2 * half} characters truncated]...\n{text[-half:]}"
 
 
-def _line_mapper(text: str) -> Callable[[int], int] | None:
-    """For an instrumented override: instrumented line -> original line (1-based)."""
-    try:
-        from selfdebug.instrument import line_map
-    except ImportError:
+def _line_maps(written: Mapping[Path, Path]) -> dict[Path, list[int]]:
+    """For each file written for this run (shadow path): instrumented line -> original line, as
+    `selfdebug.instrument.line_map` gives it. Read once, before any test can change the file."""
+    from selfdebug.instrument import line_map
+
+    maps = {}
+    for shadow_path in written:
         try:
-            from selfdebug.instrument.strip import line_map
-        except ImportError:
-            return None
-    try:
-        mapping = line_map(text.encode("utf-8"))
-    except Exception:
-        return None
-    if not mapping:
-        return None
-
-    def original(line: int) -> int:
-        index = line - 1
-        return int(mapping[index]) if 0 <= index < len(mapping) else line
-
-    return original
-
-
-def _probe_runtime_dir() -> Path | None:
-    try:
-        from selfdebug.instrument import runtime_dir
-    except ImportError:
-        try:
-            from selfdebug.instrument.helper import runtime_dir
-        except ImportError:
-            return None
-    return Path(runtime_dir())
+            mapping = line_map(shadow_path.read_bytes())
+        except OSError:
+            continue
+        if mapping:
+            maps[shadow_path] = mapping
+    return maps
 
 
 class ProjectRunner:
@@ -215,7 +197,12 @@ class ProjectRunner:
             self.shadow.sync()
             with self.shadow.overridden(overrides) as written:
                 result = self._run_with_restarts(
-                    list(nodeids), written, probes, cancel, deadline, info.has_timeout_plugin
+                    list(nodeids),
+                    _line_maps(written),
+                    probes,
+                    cancel,
+                    deadline,
+                    info.has_timeout_plugin,
                 )
         result.duration = time.monotonic() - started
         result.notes.extend(notes)
@@ -273,7 +260,7 @@ class ProjectRunner:
     def _run_with_restarts(
         self,
         nodeids: list[str],
-        written: Mapping[Path, Path],
+        line_maps: Mapping[Path, list[int]],
         probes: bool,
         cancel: CancelToken | None,
         deadline: float | None,
@@ -302,7 +289,7 @@ class ProjectRunner:
             if collected_ids and not order:
                 order = collected_ids
             for event in session.of("result"):
-                results[event["nodeid"]] = self._test_result(event, written)
+                results[event["nodeid"]] = self._test_result(event, line_maps)
             if session.kill_reason:
                 kill_reasons.append(session.kill_reason)
                 killed = session.killed_nodeid
@@ -405,9 +392,9 @@ class ProjectRunner:
         }
         probe_log = run_dir / "probes.jsonl"
         if probes:
-            runtime = _probe_runtime_dir()
-            if runtime is not None:
-                python_path.append(runtime)
+            from selfdebug.instrument import runtime_dir
+
+            python_path.append(runtime_dir())
             ours["SELFDEBUG_PROBE_LOG"] = str(probe_log)
         if (self.shadow.root / "src").is_dir():
             python_path.append(self.shadow.root / "src")
@@ -594,23 +581,20 @@ class ProjectRunner:
     def _map_text(self, text: str) -> str:
         return text.replace(str(self.shadow.root), str(self.project_root)) if text else text
 
-    def _map_frame(self, raw: Mapping[str, Any], written: Mapping[Path, Path]) -> Frame:
+    def _map_frame(self, raw: Mapping[str, Any], line_maps: Mapping[Path, list[int]]) -> Frame:
         path, line = str(raw["path"]), int(raw["line"])
         function, code = str(raw["function"]), str(raw.get("code", ""))
         user = self.shadow.to_user(path)
         if user is None:
             return Frame(path, line, function, code)
-        shadow_path = Path(path)
-        if shadow_path in written:
-            try:
-                mapper = _line_mapper(shadow_path.read_text(encoding="utf-8"))
-            except OSError:
-                mapper = None
-            if mapper is not None:  # `code` stays what actually ran
-                line = mapper(line)
+        mapping = line_maps.get(Path(path))
+        if mapping is not None and 0 < line <= len(mapping):  # `code` stays what actually ran
+            line = mapping[line - 1]
         return Frame(str(user), line, function, code)
 
-    def _test_result(self, event: Mapping[str, Any], written: Mapping[Path, Path]) -> TestResult:
+    def _test_result(
+        self, event: Mapping[str, Any], line_maps: Mapping[Path, list[int]]
+    ) -> TestResult:
         s = self.settings
         return TestResult(
             nodeid=event["nodeid"],
@@ -621,7 +605,7 @@ class ProjectRunner:
             assert_left=event.get("assert_left"),
             assert_right=event.get("assert_right"),
             assert_op=event.get("assert_op"),
-            frames=[self._map_frame(f, written) for f in event.get("frames") or []],
+            frames=[self._map_frame(f, line_maps) for f in event.get("frames") or []],
             stdout=_truncate(event.get("stdout") or "", s.capture_cap_chars),
             stderr=_truncate(event.get("stderr") or "", s.capture_cap_chars),
             longrepr=self._map_text(_truncate(event.get("longrepr") or "", s.longrepr_cap_chars)),
