@@ -19,7 +19,7 @@ import tree_sitter_python
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner.runner import CollectedItem, ProjectRunner
 from selfdebug.server.runner.settings import RunnerSettings
-from selfdebug.server.runner.shadow import SKIP_DIRS, SKIP_SUFFIXES
+from selfdebug.server.runner.shadow import is_skipped_dir
 from tree_sitter import Language, Node, Parser
 
 STRONG, HELPER, WEAK, HINT = 3.0, 2.0, 1.0, 0.5
@@ -332,13 +332,7 @@ def likely_test_files(project_root: Path, target: Target) -> list[str]:
     needles = [target.name.encode()] + ([target.method.encode()] if target.method else [])
     found = []
     for directory, dirs, files in os.walk(project_root):
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if d not in SKIP_DIRS
-            and not d.endswith(SKIP_SUFFIXES)
-            and not os.path.exists(os.path.join(directory, d, "pyvenv.cfg"))
-        )
+        dirs[:] = sorted(d for d in dirs if not is_skipped_dir(os.path.join(directory, d)))
         for name in sorted(files):
             if not (name.startswith("test_") or name.endswith("_test.py")) or not name.endswith(
                 ".py"

@@ -41,12 +41,13 @@ class SyncStats:
     seconds: float
 
 
-def _skip_dir(entry: os.DirEntry[str]) -> bool:
-    name = entry.name
+def is_skipped_dir(path: str) -> bool:
+    """Whether a project directory is left out of the copy (and out of test discovery):
+    version control, dependencies, build outputs, caches, and any virtualenv, whatever its name."""
+    name = os.path.basename(path)
     if name in SKIP_DIRS or name.endswith(SKIP_SUFFIXES):
         return True
-    # any virtualenv, whatever its name
-    return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+    return os.path.exists(os.path.join(path, "pyvenv.cfg"))
 
 
 def _walk(
@@ -109,7 +110,9 @@ class ShadowCopy:
     def _scan_user(self) -> tuple[dict[str, tuple[str, Signature]], set[str]]:
         files: dict[str, tuple[str, Signature]] = {}
         dirs: set[str] = set()
-        for rel, entry in _walk(self.project_root, descend=lambda e: not _skip_dir(e), dirs=dirs):
+        for rel, entry in _walk(
+            self.project_root, descend=lambda e: not is_skipped_dir(e.path), dirs=dirs
+        ):
             if entry.name.endswith(SKIP_SUFFIXES):
                 continue
             try:
