@@ -38,14 +38,12 @@ def _fail(message: str) -> int:
 
 def _function_exists(file: Path, qualname: str) -> str:
     """'' when `qualname` is defined in `file`, else why not."""
-    source = file.read_bytes()
+    from selfdebug.instrument import InstrumentError, locate_function
+
     try:
-        from selfdebug.instrument import InstrumentError, locate_function
-    except ImportError:  # instrument not installed: a plain textual check
-        name = qualname.rsplit(".", 1)[-1].encode()
-        return "" if b"def " + name in source else f"no function {qualname} in {file}"
-    try:
-        locate_function(source, qualname)
+        locate_function(file.read_bytes(), qualname)
+    except OSError as error:
+        return f"cannot read {file}: {error.strerror}"
     except InstrumentError as error:
         return f"{file}: {error}"
     return ""
