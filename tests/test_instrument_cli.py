@@ -50,3 +50,19 @@ def test_bad_input_exits_2_with_a_message(tmp_path: Path) -> None:
     syntax = _selfdebug("instrument", f"{broken}::f")
     assert syntax.returncode == 2 and b"syntax error at line 1" in syntax.stderr
     assert _selfdebug("strip", f"{tmp_path}/nope.py").returncode == 2
+
+
+def test_level_choices_are_the_instrumenters_levels() -> None:
+    """The CLI spells the levels out (its modules must import cheaply): they must not drift."""
+    import argparse
+
+    from selfdebug.instrument import LEVELS
+
+    from selfdebug.bench import instrument as bench_instrument
+    from selfdebug.commands import instrument as instrument_command
+
+    for module in (instrument_command, bench_instrument):
+        parser = argparse.ArgumentParser()
+        module.add_arguments(parser)
+        level = next(action for action in parser._actions if action.dest == "level")
+        assert tuple(level.choices or ()) == LEVELS
