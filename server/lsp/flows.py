@@ -27,22 +27,23 @@ from selfdebug.server.engine.request import default_wider_tests
 from selfdebug.server.lsp import jobs, report
 from selfdebug.server.lsp.arguments import FunctionTarget
 from selfdebug.server.lsp.configuration import fetch_settings
+from selfdebug.server.lsp.diagnostics import FunctionSpan, lsp_diagnostics
 from selfdebug.server.lsp.edits import (
     FunctionSnapshot,
     fix_edit,
     fixed_function_text,
+    function_hash_in,
     stale_reason,
     take_snapshot,
 )
 from selfdebug.server.lsp.positions import utf16_position
 from selfdebug.server.lsp.progress import JobProgress
 from selfdebug.server.lsp.settings import backend_settings, debug_request
+from selfdebug.server.runner.results import RunResult
 
 if TYPE_CHECKING:
     from selfdebug.server.engine.types import DebugResult
     from selfdebug.server.lsp.server import SelfDebugServer
-
-from selfdebug.server.runner.results import RunResult
 
 logger = logging.getLogger(__name__)
 
@@ -81,9 +82,6 @@ def record_run(
     ls: SelfDebugServer, snapshot: FunctionSnapshot, plan: jobs.TestPlan, run: RunResult
 ) -> None:
     """Publish the run's failures as diagnostics (or clear them when the tests pass)."""
-    from selfdebug.server.lsp.diagnostics import FunctionSpan, lsp_diagnostics
-    from selfdebug.server.lsp.edits import function_hash_in
-
     if run.cancelled:
         return  # a partial run says nothing reliable
     owner = (snapshot.uri, snapshot.qualname)
