@@ -66,3 +66,16 @@ def test_the_llama_backend_picks_chat_form_from_the_template(tmp_path):
     write_gguf(path, [(CHAT_TEMPLATE_KEY, 8, gguf_string("{{ messages }}"))])
     assert LlamaBackend(path, notice=None).prompt_form == "chat"
     assert LlamaBackend(path, prompt_form="completion", notice=None).prompt_form == "completion"
+
+
+def test_a_truncated_header_is_a_format_error(tmp_path):
+    whole = tmp_path / "whole.gguf"
+    write_gguf(
+        whole, [("tokenizer.ggml.tokens", 9, TOKENS), (CHAT_TEMPLATE_KEY, 8, gguf_string(TEMPLATE))]
+    )
+    data = whole.read_bytes()
+    for size in (9, 40, len(data) - 5):  # inside the counts, the first key, the template itself
+        cut = tmp_path / f"cut-{size}.gguf"
+        cut.write_bytes(data[:size])
+        with pytest.raises(GGUFFormatError, match="truncated or damaged"):
+            read_string_metadata(cut, CHAT_TEMPLATE_KEY)

@@ -25,26 +25,36 @@ class GGUFFormatError(ValueError):
 
 def read_string_metadata(path: str | Path, key: str) -> str | None:
     """The string value of `key` in the GGUF at `path`, or None when absent."""
+    name = Path(path).name
     with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
         if data[:4] != b"GGUF":
-            raise GGUFFormatError(f"{Path(path).name} is not a GGUF file")
-        version, _tensors, kv_count = struct.unpack_from("<IQQ", data, 4)
-        if version < 2:
-            raise GGUFFormatError(f"{Path(path).name}: GGUF version {version} is too old")
-        offset = 24
-        for _ in range(kv_count):
-            name, offset = _read_string(data, offset)
-            (value_type,) = struct.unpack_from("<I", data, offset)
-            offset += 4
-            if name == key and value_type == _STRING:
-                return _read_string(data, offset)[0]
-            offset = _skip_value(data, offset, value_type)
+            raise GGUFFormatError(f"{name} is not a GGUF file")
+        try:
+            return _find_string(data, key, name)
+        except struct.error as error:  # a size, count or length that points past the end
+            raise GGUFFormatError(f"{name} is truncated or damaged: {error}") from None
+
+
+def _find_string(data: mmap.mmap, key: str, name: str) -> str | None:
+    version, _tensors, kv_count = struct.unpack_from("<IQQ", data, 4)
+    if version < 2:
+        raise GGUFFormatError(f"{name}: GGUF version {version} is too old")
+    offset = 24
+    for _ in range(kv_count):
+        found, offset = _read_string(data, offset)
+        (value_type,) = struct.unpack_from("<I", data, offset)
+        offset += 4
+        if found == key and value_type == _STRING:
+            return _read_string(data, offset)[0]
+        offset = _skip_value(data, offset, value_type)
     return None
 
 
 def _read_string(data: mmap.mmap, offset: int) -> tuple[str, int]:
     (length,) = struct.unpack_from("<Q", data, offset)
     start = offset + 8
+    if start + length > len(data):
+        raise struct.error(f"a string of {length} bytes at offset {offset} ends past the file")
     return data[start : start + length].decode("utf-8", errors="replace"), start + length
 
 
