@@ -58,6 +58,26 @@ def test_explicit_tests_relative_to_the_current_directory(
     assert "at calc/ops.py:" in out  # the innermost frame, in the user's file
 
 
+def test_explicit_test_given_by_absolute_path_runs_in_the_copy(
+    calc: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    test_file = calc / "tests" / "test_ops.py"
+    code = main(["test", f"{calc}/calc/ops.py::mean", "--test", f"{test_file}::test_mean_module"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "0/1 passed" in out  # one test, under its project-relative id, not also "not collected"
+    assert "tests/test_ops.py::test_mean_module: AssertionError" in out
+
+
+def test_explicit_test_outside_the_project_exits_2(
+    calc: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "test_elsewhere.py"
+    outside.write_text("def test_x():\n    pass\n")
+    assert main(["test", f"{calc}/calc/ops.py::mean", "--test", f"{outside}::test_x"]) == 2
+    assert "outside the project" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("target", "message"),
     [

@@ -49,21 +49,8 @@ def _function_exists(file: Path, qualname: str) -> str:
     return ""
 
 
-def normalize_nodeid(nodeid: str, project_root: Path) -> str:
-    """A node id relative to the project root, whether given relative to the current
-    directory, to the project root, or with an absolute path."""
-    path, sep, rest = nodeid.partition("::")
-    candidate = Path(path)
-    absolute = candidate if candidate.is_absolute() else (Path.cwd() / candidate)
-    if not (project_root / path).exists() and absolute.exists():
-        try:
-            path = absolute.resolve().relative_to(project_root).as_posix()
-        except ValueError:
-            pass
-    return f"{path}{sep}{rest}"
-
-
 def main(args: argparse.Namespace) -> int:
+    from selfdebug.server.engine.request import RequestError, normalize_nodeid
     from selfdebug.server.runner import (
         DiscoveryError,
         ProjectRunner,
@@ -82,6 +69,10 @@ def main(args: argparse.Namespace) -> int:
     if problem:
         return _fail(problem)
     project_root = find_project_root(file)
+    try:  # the same reading of a typed node id as `selfdebug fix` and the editor
+        nodeids = [normalize_nodeid(t, project_root) for t in args.test]
+    except RequestError as error:
+        return _fail(str(error))
     settings = RunnerSettings(
         interpreter=args.interpreter, isolation=args.isolation, test_timeout_s=args.timeout
     )
@@ -91,9 +82,7 @@ def main(args: argparse.Namespace) -> int:
         return _fail(str(error))
     with runner:
         candidates: list[TestCandidate] = []
-        if args.test:
-            nodeids = [normalize_nodeid(t, project_root) for t in args.test]
-        else:
+        if not nodeids:
             try:
                 candidates = find_tests(project_root, file, qualname, runner=runner)
             except DiscoveryError as error:
