@@ -86,7 +86,7 @@ def _bare_pytest(interpreter: str, project: Path) -> float:
 def measure(repeats: int = 7, files: int = 2000, isolation: str = "auto") -> dict[str, Any]:
     """Medians of bare pytest vs the runner (cold and warm) and shadow-copy timings."""
     from selfdebug.server.runner import ProjectRunner, RunnerSettings, ShadowCopy
-    from selfdebug.server.runner.project import inspect_interpreter
+    from selfdebug.server.runner.project import forget_interpreters
 
     interpreter = sys.executable
     settings = RunnerSettings(interpreter=interpreter, isolation=isolation)  # type: ignore[arg-type]
@@ -116,7 +116,7 @@ def measure(repeats: int = 7, files: int = 2000, isolation: str = "auto") -> dic
                 result = warm_runner.run([NODEID])
                 warm.append(time.perf_counter() - started)
                 assert result.all_passed, result.error
-                inspect_interpreter.cache_clear()  # a cold runner checks its interpreter again
+                forget_interpreters()  # a cold runner checks its interpreter again
                 started = time.perf_counter()
                 cold_runner = ProjectRunner(project, settings)
                 result = cold_runner.run([NODEID])

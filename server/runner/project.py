@@ -6,7 +6,6 @@ look for the project's virtualenv before falling back to the interpreter running
 
 from __future__ import annotations
 
-import functools
 import os
 import subprocess
 import sys
@@ -66,9 +65,28 @@ _PROBE = (
 )
 
 
-@functools.lru_cache(maxsize=16)
+# Interpreters found working; one that failed is checked again at the next run, so that a user
+# who installs pytest after the first complaint needs no server restart.
+_working: dict[Path, InterpreterInfo] = {}
+
+
 def inspect_interpreter(path: Path) -> InterpreterInfo:
-    """Check once per interpreter that it runs and has pytest (and pytest-timeout)."""
+    """Whether the interpreter runs and has pytest (and pytest-timeout); a working one is checked
+    once, a failing one every time (the check costs one interpreter start)."""
+    info = _working.get(path)
+    if info is None:
+        info = _check_interpreter(path)
+        if info.ok:
+            _working[path] = info
+    return info
+
+
+def forget_interpreters() -> None:
+    """Check every interpreter afresh (the runner benchmark times a cold start)."""
+    _working.clear()
+
+
+def _check_interpreter(path: Path) -> InterpreterInfo:
     install_hint = f"install it with: {path} -m pip install pytest pytest-timeout"
     if not path.exists():
         return InterpreterInfo(path, False, problem=f"interpreter {path} does not exist")
