@@ -233,6 +233,25 @@ def test_cancel_during_the_model_call(project, runner):
     assert result.fixed_function is None and result.seconds < 5.0
 
 
+def test_cancel_during_the_final_wider_check_is_a_cancel(project, runner):
+    only_one = "def sum_to(n):\n    return 1 if n == 1 else 0\n"  # 1/2 chosen: partial
+    cancel = CancelToken()
+
+    def on_progress(event):
+        if event.turn > 0 and "wider tests" in event.phase:  # the partial fix's guard run
+            cancel.cancel("user")
+
+    result = run_session(
+        make_request(project, wider_tests=[ZERO, NEGATIVE], max_turns=1),
+        ScriptedBackend([reply(only_one)]),
+        runner=runner,
+        progress=on_progress,
+        cancel=cancel,
+    )
+    assert result.stop_reason == "cancelled" and result.error == ""
+    assert result.fixed_function is None and result.diff == ""
+
+
 def test_bad_candidate_is_rejected_and_the_reason_fed_back(project, runner):
     backend = ScriptedBackend([reply("import os\n\n" + GOOD), reply(GOOD)])
     result = run_session(make_request(project), backend, runner=runner)

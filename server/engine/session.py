@@ -608,6 +608,8 @@ class Session:
         try:
             if stop not in ("cancelled", "error", "passed"):
                 self._final_guard()
+        except (Cancelled, BackendCancelled):  # cancelled while the wider tests ran
+            self.best, stop = None, "cancelled"
         except Exception as problem:
             self.best = None
             error = error or f"regression guard failed: {problem}"
