@@ -11,7 +11,7 @@ import ast
 import textwrap
 from pathlib import Path
 
-from selfdebug.server.engine.target import TargetFunction
+from selfdebug.server.engine.target import DefNode, TargetFunction, first_line
 from selfdebug.server.runner.results import ProbeRecord, RunResult, TestResult
 
 FIELD_CHARS = 300  # one value (left/right of an assertion, an exception message)
@@ -88,9 +88,9 @@ def first_failing(run: RunResult) -> str | None:
     return next((t.nodeid for t in run.tests if not t.ok), None)
 
 
-def _find_test_node(tree: ast.Module, names: list[str]) -> ast.AST | None:
+def _find_test_node(tree: ast.Module, names: list[str]) -> DefNode | None:
     body: list[ast.stmt] = tree.body
-    node: ast.AST | None = None
+    node: DefNode | None = None
     for name in names:
         node = next(
             (
@@ -103,7 +103,7 @@ def _find_test_node(tree: ast.Module, names: list[str]) -> ast.AST | None:
         )
         if node is None:
             return None
-        body = getattr(node, "body", [])
+        body = node.body
     return node
 
 
@@ -117,11 +117,9 @@ def source_of_test(project_root: Path, nodeid: str) -> str:
         node = _find_test_node(ast.parse(source), names)
     except (OSError, SyntaxError, ValueError):
         return ""
-    if node is None or not hasattr(node, "lineno"):
+    if node is None:
         return ""
-    decorators = getattr(node, "decorator_list", [])
-    first = min([node.lineno] + [d.lineno for d in decorators]) - 1  # type: ignore[attr-defined]
-    lines = source.splitlines()[first : node.end_lineno]  # type: ignore[attr-defined]
+    lines = source.splitlines()[first_line(node) : node.end_lineno]
     if len(lines) > TEST_SOURCE_LINES:
         lines = [*lines[:TEST_SOURCE_LINES], "    # ...[test truncated]"]
     return textwrap.dedent("\n".join(lines))

@@ -12,6 +12,12 @@ import textwrap
 from dataclasses import dataclass
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def first_line(node: DefNode) -> int:
+    """The 0-based first line of a definition: its first decorator's, else its `def`/`class`."""
+    return min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
 
 
 class TargetNotFound(Exception):
@@ -29,10 +35,6 @@ class TargetFunction:
     indent: str  # the whitespace before the def (methods are indented)
     code: str  # the function's text, dedented to column 0, ending in a newline
     header: str = ""  # decorators + the def line(s), dedented; "" for a one-line def
-
-    @property
-    def first_line_1based(self) -> int:
-        return self.start_line + 1
 
     def replace_in(self, source: str, new_code: str) -> str:
         """The file text with this function's lines replaced by `new_code` (column 0 code)."""
@@ -96,7 +98,7 @@ def locate(source: str, qualname: str) -> TargetFunction:
     except SyntaxError as error:
         raise TargetNotFound(f"the file does not parse (line {error.lineno}: {error.msg})")
     node, class_name = find_node(tree, qualname)
-    first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+    first = first_line(node)
     end = node.end_lineno or node.lineno
     lines = source.splitlines(keepends=True)
     def_text = lines[first]
