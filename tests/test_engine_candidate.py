@@ -119,7 +119,7 @@ def test_new_risky_calls_are_flagged_not_rejected():
 def test_completion_reply_is_cut_at_the_fence_and_trailing_text():
     reply = GOOD[len("") :] + "```\n### Bug\nThe range misses n.\n"
     assert extract_code(reply, "sum_to", opened_fence=True) == GOOD
-    assert extract_explanation(reply, GOOD, opened_fence=True) == "The range misses n."
+    assert extract_explanation(reply, opened_fence=True) == "The range misses n."
     rambling = GOOD + "\nThis fixes it.\ndef test_x():\n    pass\n"
     assert extract_code(rambling, "sum_to", opened_fence=True) == GOOD
 

@@ -13,7 +13,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-from selfdebug.server.engine.target import TargetFunction
+from selfdebug.server.engine.target import TargetFunction, first_line
 
 # Zero-width, bidi embedding/override/isolate and other invisible format characters.
 INVISIBLE_CHARS = re.compile(
@@ -99,7 +99,7 @@ def extract_code(
     return _strip_to_def_block(reply) or None
 
 
-def extract_explanation(reply: str, code: str | None, opened_fence: bool) -> str:
+def extract_explanation(reply: str, opened_fence: bool) -> str:
     """The model's one-line account of the bug: a "Bug:" line/section, else the prose around."""
     text = reply
     if opened_fence:
@@ -190,7 +190,7 @@ def check_candidate(
     """Extract the function from `reply` and check it can replace `target` in `source`."""
     candidate = Candidate(reply=reply)
     code = extract_code(reply, target.name, opened_fence, code_prefix)
-    candidate.explanation = extract_explanation(reply, code, opened_fence)
+    candidate.explanation = extract_explanation(reply, opened_fence)
     if not code or not code.strip():
         candidate.problem = (
             f"the answer holds no code; give the whole function `{target.name}` in a "
@@ -213,7 +213,7 @@ def check_candidate(
     if unwrapped is not tree:  # take the method's own lines out of the class
         method = unwrapped.body[0]
         assert isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef)
-        first = min([method.lineno] + [d.lineno for d in method.decorator_list]) - 1
+        first = first_line(method)
         lines = code.splitlines(keepends=True)
         code = textwrap.dedent("".join(lines[first : method.end_lineno]))
         tree = ast.parse(code)
