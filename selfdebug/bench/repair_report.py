@@ -212,11 +212,15 @@ def _coverage_note(report: dict[str, Any]) -> list[str]:
     ]
 
 
+def _last_turn(report: dict[str, Any], default: int) -> int:
+    """The configured max turns, or a later turn some fix was found in (a merged report)."""
+    turns = [int(t) for stats in report["modes"].values() for t in stats["fixes_by_turn"]]
+    return max([int(report["config"].get("max_turns", default)), *turns])
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     config = report["config"]
-    max_turns = int(config.get("max_turns", 0))
-    for stats in report["modes"].values():
-        max_turns = max([max_turns, *(int(t) for t in stats["fixes_by_turn"])])
+    max_turns = _last_turn(report, 0)
     lines = [
         f"## Repair benchmark: {config.get('backend_name', '?')}",
         "",
@@ -250,9 +254,7 @@ def plot_fixes_by_turn(report: dict[str, Any], path: Path) -> Path:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    max_turns = int(report["config"].get("max_turns", 1))
-    for stats in report["modes"].values():
-        max_turns = max([max_turns, *(int(t) for t in stats["fixes_by_turn"])])
+    max_turns = _last_turn(report, 1)
     first = 0 if any("0" in map(str, s["fixes_by_turn"]) for s in report["modes"].values()) else 1
     turns = list(range(first, max(max_turns, first) + 1))
     figure, axes = plt.subplots(figsize=(7, 4.5))
