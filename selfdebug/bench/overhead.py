@@ -29,6 +29,10 @@ SESSION = "session"
 OUTSIDE_MODEL_GOAL = 0.10
 
 # A small, self-contained problem so the command runs without the benchmark data.
+_LARGEST_TESTS = (
+    "def test_three():\n    assert largest([1, 3, 2]) == 3\n\n\n"
+    "def test_four():\n    assert largest([2, 9, 4, 1]) == 9\n"
+)
 _SESSION_PROBLEM = {
     "id": "overhead/largest",
     "source": "builtin",
@@ -43,14 +47,8 @@ _SESSION_PROBLEM = {
         "    return best\n"
     ),
     "fixed": "",
-    "tests": (
-        "def test_three():\n    assert largest([1, 3, 2]) == 3\n\n\n"
-        "def test_four():\n    assert largest([2, 9, 4, 1]) == 9\n"
-    ),
-    "visible_tests": (
-        "def test_three():\n    assert largest([1, 3, 2]) == 3\n\n\n"
-        "def test_four():\n    assert largest([2, 9, 4, 1]) == 9\n"
-    ),
+    "tests": _LARGEST_TESTS,  # hidden = visible: this problem only times a session
+    "visible_tests": _LARGEST_TESTS,
 }
 
 
