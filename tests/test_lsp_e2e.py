@@ -21,6 +21,7 @@ from lsprotocol.types import (
     WORKSPACE_APPLY_EDIT,
     ApplyWorkspaceEditParams,
     ApplyWorkspaceEditResult,
+    CancelParams,
     ClientCapabilities,
     ClientCodeActionKindOptions,
     ClientCodeActionLiteralOptions,
@@ -473,6 +474,43 @@ async def test_cancel_while_the_model_is_answering_stops_it_within_a_second(star
     assert elapsed < 1.0, f"session took {elapsed:.2f}s to stop"
     assert result["stopReason"] == "cancelled" and client.edits == []
     assert client.reports[-1]["stopReason"] == "cancelled"
+
+
+async def test_cancel_request_on_the_command_stops_the_session_within_a_second(start):
+    """`$/cancelRequest` (how eglot and others cancel) must stop the work, not only the reply."""
+    ws = await start(
+        script={"replies": [FIX_REPLY], "delay_s": 60.0}, settings={"maxTurns": 2, "mode": "ut"}
+    )
+    client = ws.client
+    uri = ws.open("calc.py")
+    msg_id = "cancel-me-1"
+    session = asyncio.ensure_future(
+        client.protocol.send_request_async(
+            "workspace/executeCommand",
+            ExecuteCommandParams(
+                command="selfdebug.selfDebug", arguments=[{"uri": uri, "qualname": "mean"}]
+            ),
+            msg_id=msg_id,
+        )
+    )
+    await client.until(
+        lambda: any(
+            "asking the model" in (getattr(r, "message", "") or "")
+            for reports in client.progress_reports.values()
+            for r in reports
+        )
+    )
+    cancelled_at = time.monotonic()
+    client.protocol.notify("$/cancelRequest", CancelParams(id=msg_id))
+    report = await client.until(
+        lambda: next((r for r in client.reports if r["stopReason"] == "cancelled"), None), 5
+    )
+    elapsed = time.monotonic() - cancelled_at
+    assert elapsed < 1.0, f"session took {elapsed:.2f}s to stop"
+    assert report["qualname"] == "mean" and client.edits == []
+    with pytest.raises(JsonRpcException) as answered:  # the request itself is cancelled too
+        await asyncio.wait_for(session, 5)
+    assert answered.value.code == -32800
 
 
 async def test_stale_fix_is_refused_when_the_document_changed(start):

@@ -39,6 +39,9 @@ class JobProgress:
         self._loop = asyncio.get_running_loop()
         self._ended = False
         self.cancel = CancelToken()
+        protocol = getattr(ls, "protocol", None)
+        register = getattr(protocol, "cancel_with_request", None)
+        self._unregister = register(self.cancel) if register else (lambda: None)
 
     @classmethod
     async def start(cls, ls: SelfDebugServer, title: str, message: str) -> JobProgress:
@@ -76,6 +79,7 @@ class JobProgress:
         self.report_threadsafe(progress_message(event), percentage)
 
     def end(self, message: str) -> None:
+        self._unregister()  # the request is over: a late $/cancelRequest has nothing to stop
         if self._token is None or self._ended:
             return
         self._ended = True
