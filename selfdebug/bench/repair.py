@@ -30,6 +30,7 @@ from selfdebug.bench.repair_report import (
     plot_fixes_by_turn,
     render_markdown,
 )
+from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
 
 if TYPE_CHECKING:
     from selfdebug.server.backends.base import Backend
@@ -423,13 +424,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--modes", default=DEFAULT_MODES, help=f"comma list (default {DEFAULT_MODES})"
     )
-    parser.add_argument("--backend", choices=["llama", "openai"], default="llama")
-    parser.add_argument("--model", default="", help="GGUF path (llama; default: embedded Gemma)")
-    parser.add_argument("--endpoint", default="", help="OpenAI-compatible base URL (openai)")
-    parser.add_argument("--model-name", default="", help="model name sent to the endpoint")
-    parser.add_argument(
-        "--allow-remote", action="store_true", help="consent to send code to a non-loopback URL"
-    )
+    add_model_arguments(parser)
     parser.add_argument("--max-turns", type=int, default=3)
     parser.add_argument("--samples", type=int, default=1, help="candidates per generation")
     parser.add_argument("--jobs", type=int, default=1, help="sessions in parallel")
@@ -448,7 +443,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> RepairConfig:
-    from selfdebug.server.backends.settings import BackendSettings
 
     ids = [i for chunk in args.ids or [] for i in chunk.split(",") if i]
     return RepairConfig(
@@ -463,13 +457,7 @@ def config_from_args(args: argparse.Namespace) -> RepairConfig:
         test_timeout_s=args.test_timeout,
         session_timeout_s=args.session_timeout,
         report_only=args.report_only,
-        backend=BackendSettings(
-            backend=args.backend,
-            model_path=args.model,
-            endpoint_url=args.endpoint,
-            model_name=args.model_name,
-            allow_remote=args.allow_remote,
-        ),
+        backend=backend_settings_from(args),
     )
 
 

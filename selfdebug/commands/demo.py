@@ -13,6 +13,8 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+from selfdebug.commands.model_options import add_model_arguments, model_argv
+
 DEMO_FILE = "shop.py"
 DEMO_FUNCTION = "total_price"
 DEMO_FILES = ("pyproject.toml", "shop.py", "check_shop.py")
@@ -22,11 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from selfdebug.commands.fix import MODE_CHOICES
 
     parser.add_argument("--mode", choices=MODE_CHOICES, default="auto")
-    parser.add_argument("--backend", choices=("llama", "openai"), default="llama")
-    parser.add_argument("--model", default="", metavar="PATH", help="a GGUF file (llama)")
-    parser.add_argument("--endpoint", default="", metavar="URL")
-    parser.add_argument("--model-name", default="", metavar="NAME")
-    parser.add_argument("--allow-remote", action="store_true")
+    add_model_arguments(parser)
     parser.add_argument("--max-turns", type=int, default=3, metavar="N")
     parser.add_argument("--samples", type=int, default=1, metavar="N")
     parser.add_argument("--max-tokens", type=int, default=256, metavar="N")
@@ -55,8 +53,7 @@ def fix_arguments(args: argparse.Namespace, project: Path) -> argparse.Namespace
         f"{project / DEMO_FILE}::{DEMO_FUNCTION}",
         "--mode",
         args.mode,
-        "--backend",
-        args.backend,
+        *model_argv(args),
         "--max-turns",
         str(args.max_turns),
         "--samples",
@@ -64,16 +61,8 @@ def fix_arguments(args: argparse.Namespace, project: Path) -> argparse.Namespace
         "--max-tokens",
         str(args.max_tokens),
     ]
-    for flag, value in (
-        ("--model", args.model),
-        ("--endpoint", args.endpoint),
-        ("--model-name", args.model_name),
-        ("--transcript", args.transcript),
-    ):
-        if value:
-            argv += [flag, value]
-    if args.allow_remote:
-        argv.append("--allow-remote")
+    if args.transcript:
+        argv += ["--transcript", args.transcript]
     return parser.parse_args(argv)
 
 

@@ -17,6 +17,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
+
 if TYPE_CHECKING:
     from selfdebug.server.engine.types import DebugRequest, DebugResult
 
@@ -45,15 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="no regression guard beyond the chosen tests",
     )
     parser.add_argument("--mode", choices=MODE_CHOICES, default="auto")
-    parser.add_argument("--backend", choices=("llama", "openai"), default="llama")
-    parser.add_argument("--model", default="", metavar="PATH", help="a GGUF file (llama)")
-    parser.add_argument("--endpoint", default="", metavar="URL", help="OpenAI-compatible base URL")
-    parser.add_argument("--model-name", default="", metavar="NAME")
-    parser.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="consent to send the code to a non-loopback endpoint",
-    )
+    add_model_arguments(parser)
     parser.add_argument("--max-turns", type=int, default=10, metavar="N")
     parser.add_argument("--samples", type=int, default=1, metavar="N")
     parser.add_argument("--max-tokens", type=int, default=512, metavar="N", help="per model call")
@@ -229,21 +223,13 @@ def main(args: argparse.Namespace) -> int:
 
     from selfdebug.server.backends.base import BackendConfigError
     from selfdebug.server.backends.factory import make_backend
-    from selfdebug.server.backends.settings import BackendSettings
 
     request = build_request_from_args(args)
     if isinstance(request, str):
         return _fail(request)
     console = Console(stderr=True)
-    settings = BackendSettings(
-        backend=args.backend,
-        model_path=args.model,
-        endpoint_url=args.endpoint,
-        model_name=args.model_name,
-        allow_remote=args.allow_remote,
-    )
     try:
-        backend = make_backend(settings)
+        backend = make_backend(backend_settings_from(args))
     except BackendConfigError as error:
         return _fail(str(error))
     original = _read(request.file)

@@ -1,0 +1,53 @@
+"""The "which model" flags shared by `fix`, `demo` and `bench repair`, and the BackendSettings
+they mean. One place, so the three commands accept the same flags with the same meaning."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from selfdebug.server.backends.settings import BackendSettings
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", choices=("llama", "openai"), default="llama")
+    parser.add_argument(
+        "--model", default="", metavar="PATH", help="a GGUF file (llama; default: embedded Gemma)"
+    )
+    parser.add_argument("--endpoint", default="", metavar="URL", help="OpenAI-compatible base URL")
+    parser.add_argument(
+        "--model-name", default="", metavar="NAME", help="model name sent to the endpoint"
+    )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="consent to send the code to a non-loopback endpoint",
+    )
+
+
+def backend_settings_from(args: argparse.Namespace) -> BackendSettings:
+    from selfdebug.server.backends.settings import BackendSettings
+
+    return BackendSettings(
+        backend=args.backend,
+        model_path=args.model,
+        endpoint_url=args.endpoint,
+        model_name=args.model_name,
+        allow_remote=args.allow_remote,
+    )
+
+
+def model_argv(args: argparse.Namespace) -> list[str]:
+    """The same choice as command-line flags (for a command that hands over to `fix`)."""
+    argv = ["--backend", args.backend]
+    for flag, value in (
+        ("--model", args.model),
+        ("--endpoint", args.endpoint),
+        ("--model-name", args.model_name),
+    ):
+        if value:
+            argv += [flag, value]
+    if args.allow_remote:
+        argv.append("--allow-remote")
+    return argv
