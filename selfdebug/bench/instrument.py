@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import time
 from typing import Any
+
+from selfdebug.bench.stats import latency_ms
 
 GOAL_MEDIAN_MS = 2.0
 
@@ -26,13 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {
-        "median_ms": round(statistics.median(ordered) * 1000, 3),
-        "p95_ms": round(p95 * 1000, 3),
-        "max_ms": round(ordered[-1] * 1000, 3),
-    }
+    median, p95, most = latency_ms(samples)
+    return {"median_ms": median, "p95_ms": p95, "max_ms": most}
 
 
 def measure(limit: int = 2000, level: str = "lines") -> dict[str, Any]:

@@ -14,12 +14,13 @@ import json
 import logging
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from selfdebug.bench.stats import latency_ms
 
 GOAL_P95_MS = 20.0
 
@@ -100,14 +101,8 @@ def make_project(folder: Path, lines: int) -> Path:
 def _stats(samples: list[float]) -> dict[str, Any]:
     if not samples:
         return {"n": 0, "p50_ms": 0.0, "p95_ms": 0.0, "max_ms": 0.0}
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {
-        "n": len(samples),
-        "p50_ms": round(statistics.median(ordered) * 1000, 3),
-        "p95_ms": round(p95 * 1000, 3),
-        "max_ms": round(ordered[-1] * 1000, 3),
-    }
+    p50, p95, most = latency_ms(samples)
+    return {"n": len(samples), "p50_ms": p50, "p95_ms": p95, "max_ms": most}
 
 
 def measure(lines: int = 5000, samples: int = 300, model_delay_s: float = 2.0) -> dict[str, Any]:
