@@ -12,7 +12,6 @@ abort callback stops it inside a long prompt evaluation too.
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 import time
 from collections.abc import Callable
@@ -31,7 +30,6 @@ from selfdebug.server.backends.base import (
 )
 from selfdebug.server.backends.embedded import (
     EMBEDDED_PROMPT_FORM,
-    INSTALL_HINT,
     Notice,
     Progress,
     embedded_model_path,
@@ -46,6 +44,8 @@ from selfdebug.server.backends.llama_loader import (
     default_gpu_layers,
     import_llama_cpp,
     load_model,
+    require_binding,
+    require_model_file,
 )
 from selfdebug.server.backends.settings import BackendSettings
 from selfdebug.server.cancel import CancelToken
@@ -91,10 +91,7 @@ class LlamaBackend:
         self._progress = progress
         self._model: LoadedModel | None = None
         self._load_lock = threading.Lock()
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise BackendConfigError(
-                f"the local model backend needs llama-cpp-python; install it with: {INSTALL_HINT}"
-            )
+        require_binding()
         label = self._model_path.name if self._model_path else "embedded gemma-3-270m-q4_k_m"
         self.name = f"llama:{label}"
         self.prompt_form: PromptForm = _prompt_form(self._model_path, prompt_form)
@@ -182,8 +179,7 @@ def _prompt_form(model_path: Path | None, setting: str) -> PromptForm:
         return "chat" if setting == "chat" else "completion"
     if model_path is None:
         return EMBEDDED_PROMPT_FORM
-    if not model_path.is_file():
-        raise BackendConfigError(f"model file not found: {model_path} (check the model path)")
+    require_model_file(model_path)
     try:
         template = read_string_metadata(model_path, CHAT_TEMPLATE_KEY)
     except (OSError, ValueError) as error:

@@ -9,6 +9,7 @@ worker thread) and guarded by a lock so that two threads never load the same mod
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,8 @@ from selfdebug.server.backends.base import BackendConfigError
 from selfdebug.server.backends.embedded import INSTALL_HINT
 from selfdebug.server.backends.gguf_meta import CHAT_TEMPLATE_KEY
 from selfdebug.server.backends.guard import CallGuard
+
+MISSING_BINDING = f"the local model backend needs llama-cpp-python; install it with: {INSTALL_HINT}"
 
 
 @dataclass(frozen=True)
@@ -56,10 +59,19 @@ def import_llama_cpp():  # -> the llama_cpp module
     try:
         import llama_cpp
     except ImportError:
-        raise BackendConfigError(
-            f"the local model backend needs llama-cpp-python; install it with: {INSTALL_HINT}"
-        )
+        raise BackendConfigError(MISSING_BINDING)
     return llama_cpp
+
+
+def require_binding() -> None:
+    """Fail fast (without importing it: that costs a second) when llama-cpp-python is absent."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise BackendConfigError(MISSING_BINDING)
+
+
+def require_model_file(path: Path) -> None:
+    if not path.is_file():
+        raise BackendConfigError(f"model file not found: {path} (check the model path setting)")
 
 
 def default_gpu_layers() -> int:
@@ -80,8 +92,7 @@ def load_model(params: LoadParams) -> LoadedModel:
 def _load(params: LoadParams) -> LoadedModel:
     llama_cpp = import_llama_cpp()
     path = Path(params.model_path)
-    if not path.is_file():
-        raise BackendConfigError(f"model file not found: {path} (check the model path setting)")
+    require_model_file(path)
     try:
         llm = llama_cpp.Llama(
             model_path=str(path),
