@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from selfdebug.server.engine.types import DebugRequest
+from selfdebug.server.runner.results import nodeid_file
 
 
 class RequestError(Exception):
@@ -39,7 +40,7 @@ def default_wider_tests(chosen: list[str]) -> list[str]:
     Why files: they hold the function's neighbours' tests (the ones a fix most often breaks), and a
     file node id costs one pytest run, with no extra collection step.
     """
-    return list(dict.fromkeys(nodeid.partition("::")[0] for nodeid in chosen))
+    return list(dict.fromkeys(nodeid_file(nodeid) for nodeid in chosen))
 
 
 def resolve_tests(

@@ -19,7 +19,7 @@ from lsprotocol.types import (
 )
 from pygls.uris import from_fs_path
 from selfdebug.server.lsp.positions import line_range
-from selfdebug.server.runner.results import Frame, RunResult, TestResult
+from selfdebug.server.runner.results import Frame, RunResult, TestResult, nodeid_file
 
 SOURCE = "selfdebug"
 MAX_PER_FUNCTION = 20  # a function with 500 failing tests needs a summary, not 500 squiggles
@@ -75,7 +75,7 @@ def lsp_diagnostics(
         function_line = inside[-1].line - 1 if inside else function.start_line
         function_location = Location(uri=function_uri, range=line_range(function_line))
 
-        test_file = (project_root / test.nodeid.split("::", 1)[0]).resolve()
+        test_file = (project_root / nodeid_file(test.nodeid)).resolve()
         in_test = [f for f in test.frames if _same_file(Path(f.path), test_file)]
         test_location = None
         if in_test:

@@ -11,6 +11,11 @@ from typing import Any, Literal
 Outcome = Literal["passed", "failed", "error", "skipped", "timeout"]
 
 
+def nodeid_file(nodeid: str) -> str:
+    """The file part of a pytest node id ("tests/test_x.py::C::t[1]" -> "tests/test_x.py")."""
+    return nodeid.partition("::")[0]
+
+
 @dataclass
 class Frame:
     path: str  # absolute path in the USER's tree (not the shadow copy)

@@ -27,7 +27,13 @@ from typing import Any
 
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner.project import inspect_interpreter, resolve_interpreter
-from selfdebug.server.runner.results import Frame, ProbeRecord, RunResult, TestResult
+from selfdebug.server.runner.results import (
+    Frame,
+    ProbeRecord,
+    RunResult,
+    TestResult,
+    nodeid_file,
+)
 from selfdebug.server.runner.sandbox import (
     ProcessTree,
     build_env,
@@ -304,7 +310,7 @@ class ProjectRunner:
                 # pytest refuses to run anything when a named test's file fails to import:
                 # run the others on their own.
                 broken = {e.nodeid for e in new_errors}
-                narrowed = [a for a in args if a.split("::", 1)[0] not in broken]
+                narrowed = [a for a in args if nodeid_file(a) not in broken]
                 if narrowed and narrowed != args:
                     args = narrowed
                     continue
@@ -356,7 +362,7 @@ class ProjectRunner:
                 c == nodeid or c.startswith((nodeid + "[", nodeid + "::")) for c in collected
             ):
                 continue
-            file = nodeid.split("::", 1)[0]
+            file = nodeid_file(nodeid)
             error = next((e for e in collect_errors if e.nodeid == file), None)
             message = error.describe() if error else "not collected"
             exc_type = error.exc_type if error else "NotCollected"
@@ -656,7 +662,7 @@ class ProjectRunner:
             if event["nodeid"] not in errors:
                 longrepr = self._map_text(event.get("longrepr") or "")
                 last = longrepr.strip().splitlines()[-1:] or [""]
-                path = str(self.project_root / event["nodeid"].split("::")[0])
+                path = str(self.project_root / nodeid_file(event["nodeid"]))
                 errors[event["nodeid"]] = CollectError(
                     event["nodeid"], path, 0, "CollectError", last[0], longrepr
                 )
