@@ -12,6 +12,10 @@ import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from selfdebug.server.engine.types import DebugRequest
 
 MODULE_NAME = "candidate"
 MODULE_FILE = f"{MODULE_NAME}.py"
@@ -135,6 +139,20 @@ class ProblemProject:
     module: Path
     visible_test_ids: list[str]
     hidden_test_ids: list[str]
+
+    def debug_request(self, problem: Problem, mode: str, **options: Any) -> DebugRequest:
+        """The session request for this project: the visible tests only, through the same
+        DebugRequest the CLI and the editor build; `options` are the other DebugRequest fields."""
+        from selfdebug.server.engine.types import DebugRequest
+
+        return DebugRequest(
+            file=self.module,
+            qualname=problem.entry_point,
+            project_root=self.root,
+            tests=self.visible_test_ids,
+            mode=mode,  # type: ignore[arg-type]
+            **options,
+        )
 
 
 def write_project(

@@ -118,7 +118,6 @@ def measure_session(
     from selfdebug.server.backends.settings import BackendSettings
     from selfdebug.server.engine import run_session
     from selfdebug.server.engine.transcript import read_transcript
-    from selfdebug.server.engine.types import DebugRequest
 
     bench_problem = problem_from_record(problem or _SESSION_PROBLEM)
     backend = make_backend(BackendSettings(model_path=model_path))
@@ -128,12 +127,9 @@ def measure_session(
         load_seconds = time.monotonic() - load_started
         with tempfile.TemporaryDirectory(prefix="selfdebug-overhead-") as tmp:
             project = write_project(bench_problem, Path(tmp), bench_problem.buggy, hidden=False)
-            request = DebugRequest(
-                file=project.module,
-                qualname=bench_problem.entry_point,
-                project_root=project.root,
-                tests=project.visible_test_ids,
-                mode=mode,  # type: ignore[arg-type]
+            request = project.debug_request(
+                bench_problem,
+                mode,
                 max_turns=max_turns,
                 transcript_path=Path(tmp) / "transcript.jsonl",
             )

@@ -212,7 +212,6 @@ def solve_problem(
     records them as harness errors, retried on resume)."""
     from selfdebug.bench.datasets import write_project
     from selfdebug.server.engine import run_session
-    from selfdebug.server.engine.types import DebugRequest
     from selfdebug.server.runner import ProjectRunner
 
     outcome = ProblemOutcome(mode=mode, id=problem.id, source=problem.source)
@@ -222,12 +221,9 @@ def solve_problem(
         if transcript_dir is not None:
             transcript = transcript_dir / mode / (problem.id.replace("/", "__") + ".jsonl")
             transcript.parent.mkdir(parents=True, exist_ok=True)
-        request = DebugRequest(
-            file=project.module,
-            qualname=problem.entry_point,
-            project_root=project.root,
-            tests=project.visible_test_ids,
-            mode=mode,  # type: ignore[arg-type]
+        request = project.debug_request(
+            problem,
+            mode,
             max_turns=config.max_turns,
             samples=config.samples,
             test_timeout_s=config.test_timeout_s,
