@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from lsprotocol.types import WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.types import Progress
+from selfdebug.server.lsp.protocol import AnsweringProtocol
 
 if TYPE_CHECKING:
     from selfdebug.server.lsp.server import SelfDebugServer
@@ -39,9 +40,8 @@ class JobProgress:
         self._loop = asyncio.get_running_loop()
         self._ended = False
         self.cancel = CancelToken()
-        protocol = getattr(ls, "protocol", None)
-        register = getattr(protocol, "cancel_with_request", None)
-        self._unregister = register(self.cancel) if register else (lambda: None)
+        protocol = cast(AnsweringProtocol, ls.protocol)
+        self._unregister = protocol.cancel_with_request(self.cancel)
 
     @classmethod
     async def start(cls, ls: SelfDebugServer, title: str, message: str) -> JobProgress:
