@@ -37,7 +37,11 @@ class AnsweringProtocol(LanguageServerProtocol):
         if msg_id is None:
             return lambda: None
         self._cancel_tokens[msg_id] = token
-        return lambda: self._cancel_tokens.pop(msg_id, None) and None
+
+        def unregister() -> None:
+            self._cancel_tokens.pop(msg_id, None)
+
+        return unregister
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         token = self._cancel_tokens.pop(msg_id, None)
