@@ -33,7 +33,7 @@ bash scripts/vscode/build.sh
 echo "== lint"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-.venv/bin/mypy selfdebug server instrument
+.venv/bin/mypy selfdebug
 
 echo "== tests"
 # Every part is installed above, so nothing may be skipped (see tests/conftest.py).

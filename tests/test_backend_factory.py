@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from selfdebug.server.backends.base import Backend, BackendConfigError, CompletionRequest
 from selfdebug.server.backends.factory import make_backend
 from selfdebug.server.backends.llama import LlamaBackend

@@ -5,6 +5,7 @@ from __future__ import annotations
 import struct
 
 import pytest
+
 from selfdebug.server.backends.gguf_meta import (
     CHAT_TEMPLATE_KEY,
     GGUFFormatError,

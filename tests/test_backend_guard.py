@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from selfdebug.server.backends.base import BackendCancelled, BackendTimeout
 from selfdebug.server.backends.guard import CallGuard
 from selfdebug.server.cancel import CancelToken

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 from helpers.llama_server import embedded_gguf, free_port, running_llama_server
+
 from selfdebug.server.backends.base import (
     BackendBadResponse,
     BackendCancelled,

@@ -15,10 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from selfdebug.server.backends.scripted import ScriptedBackend
 
 from selfdebug.bench.datasets import Problem, load_problems
 from selfdebug.bench.repair import RESULTS_FILE, RepairConfig, run_repair
+from selfdebug.server.backends.scripted import ScriptedBackend
 
 SLICE = Path(__file__).parent / "fixtures" / "bench" / "slice.jsonl"
 PROBLEMS = {p.id: p for p in load_problems(SLICE)}

@@ -3,6 +3,7 @@
 import threading
 
 import pytest
+
 from selfdebug.server.cancel import Cancelled, CancelToken
 
 

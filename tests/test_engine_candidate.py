@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import pytest
+
 from selfdebug.server.engine.candidate import (
     check_candidate,
     extract_code,

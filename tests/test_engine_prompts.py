@@ -6,6 +6,7 @@ from pathlib import Path
 
 import jinja2
 import pytest
+
 from selfdebug.server.engine.prompting import (
     COMPLETION_STOP,
     PROMPTS_DIR_ENV,

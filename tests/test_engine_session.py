@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import DebugRequest, run_session

@@ -6,6 +6,7 @@ import ast
 import warnings
 
 import pytest
+
 from selfdebug.instrument import (
     LEVELS,
     AlreadyInstrumented,

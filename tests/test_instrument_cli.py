@@ -56,10 +56,9 @@ def test_level_choices_are_the_instrumenters_levels() -> None:
     """The CLI spells the levels out (its modules must import cheaply): they must not drift."""
     import argparse
 
-    from selfdebug.instrument import LEVELS
-
     from selfdebug.bench import instrument as bench_instrument
     from selfdebug.commands import instrument as instrument_command
+    from selfdebug.instrument import LEVELS
 
     for module in (instrument_command, bench_instrument):
         parser = argparse.ArgumentParser()

@@ -15,6 +15,7 @@ import traceback
 from pathlib import Path
 
 import pytest
+
 from selfdebug.instrument import (
     LEVELS,
     instrument_function,

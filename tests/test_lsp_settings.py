@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 from lsprotocol.types import WorkspaceFolder
 from pygls.workspace import Workspace
+
 from selfdebug.server.lsp.configuration import folder_of
 from selfdebug.server.lsp.settings import (
     ServerSettings,

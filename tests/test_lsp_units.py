@@ -13,6 +13,7 @@ import pytest
 from lsprotocol.types import CodeActionKind
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
+
 from selfdebug.server.engine.types import DebugResult, Progress
 from selfdebug.server.engine.types import TestTally as Tally
 from selfdebug.server.lsp.arguments import parse_target

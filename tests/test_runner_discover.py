@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from selfdebug.server.runner import DiscoveryError, ProjectRunner, find_project_root, find_tests
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runner"

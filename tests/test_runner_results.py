@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runner"

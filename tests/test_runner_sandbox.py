@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner import ProjectRunner, RunnerSettings, RunResult
 

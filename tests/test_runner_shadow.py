@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from selfdebug.server.runner import ShadowCopy
 
 

@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
+
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 

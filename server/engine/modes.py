@@ -4,7 +4,9 @@ log (the model's own prints, or automatic probes), and how `auto` picks a mode."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
+
+from selfdebug.server.engine.types import Mode
 
 
 @dataclass(frozen=True)
@@ -27,21 +29,22 @@ MODE_SPECS: dict[str, ModeSpec] = {
 }
 
 
-def resolve_mode(requested: str, *, has_tests: bool, can_probe: bool) -> tuple[str, str]:
+def resolve_mode(requested: str, *, has_tests: bool, can_probe: bool) -> tuple[Mode, str]:
     """The mode to run and, when it differs from the request, why (shown in the transcript).
 
     Without tests there are no failures to show or run, so every mode that needs them falls back
     to `explain` (the model can still reason about the code on its own)."""
     if requested not in MODE_SPECS and requested != "auto":
         raise ValueError(f"unknown mode {requested!r}")
+    mode = cast(Mode, requested)  # checked just above
     if not has_tests:
         if requested in ("auto", "ut", "trace", "print", "probe"):
             return "explain", "no tests: explain the code instead"
-        return requested, ""
+        return mode, ""
     if requested == "auto":
         if can_probe:
             return "probe", "auto: tests fail and probes can be inserted"
         return "explain", "auto: probes cannot be inserted in this function"
     if requested == "probe" and not can_probe:
         return "explain", "probes cannot be inserted in this function"
-    return requested, ""
+    return mode, ""

@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 import jinja2
+
 from selfdebug.server.backends.base import CompletionRequest, Message, PromptForm
 
 PROMPTS_DIR_ENV = "SELFDEBUG_PROMPTS_DIR"

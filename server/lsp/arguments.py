@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 from cattrs.gen import make_dict_structure_fn
 from pygls.exceptions import JsonRpcInvalidParams
+
 from selfdebug.server.engine.types import MODES
 from selfdebug.server.lsp.settings import strict_converter
 

@@ -20,6 +20,7 @@ from lsprotocol.types import (
     CodeActionParams,
     Command,
 )
+
 from selfdebug.server.lsp.commands import RUN_TESTS, SELF_DEBUG
 from selfdebug.server.lsp.configuration import cached_settings
 from selfdebug.server.lsp.positions import utf16_position

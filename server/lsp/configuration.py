@@ -20,6 +20,7 @@ from lsprotocol.types import (
     MessageType,
     ShowMessageParams,
 )
+
 from selfdebug.server.lsp.settings import SECTION, ServerSettings, structure_settings
 
 if TYPE_CHECKING:

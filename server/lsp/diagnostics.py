@@ -18,6 +18,7 @@ from lsprotocol.types import (
     Location,
 )
 from pygls.uris import from_fs_path
+
 from selfdebug.server.lsp.positions import line_range
 from selfdebug.server.runner.results import Frame, RunResult, TestResult, nodeid_file
 

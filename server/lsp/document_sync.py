@@ -15,6 +15,7 @@ from lsprotocol.types import (
     DidChangeTextDocumentParams,
     DidSaveTextDocumentParams,
 )
+
 from selfdebug.server.lsp.arguments import FunctionTarget
 from selfdebug.server.lsp.configuration import cached_settings
 from selfdebug.server.lsp.edits import function_hash_in

@@ -22,6 +22,7 @@ from lsprotocol.types import (
     WorkspaceEdit,
 )
 from pygls.workspace.position_codec import PositionCodec
+
 from selfdebug.server.lsp.positions import UTF16, lsp_range
 
 ANNOTATION_ID = "selfdebug.fix"

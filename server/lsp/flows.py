@@ -22,6 +22,7 @@ from lsprotocol.types import (
 )
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path, to_fs_path
+
 from selfdebug.server.cancel import Cancelled
 from selfdebug.server.engine.request import default_wider_tests
 from selfdebug.server.lsp import jobs, report

@@ -14,6 +14,7 @@ import uuid
 from typing import TYPE_CHECKING, cast
 
 from lsprotocol.types import WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport
+
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.types import Progress
 from selfdebug.server.lsp.protocol import AnsweringProtocol

@@ -16,6 +16,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
+
 from selfdebug.server.cancel import CancelToken
 
 logger = logging.getLogger(__name__)

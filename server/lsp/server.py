@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 import attrs
 from lsprotocol.types import PublishDiagnosticsParams, TextDocumentSyncKind
 from pygls.lsp.server import LanguageServer
+
+from selfdebug import __version__
 from selfdebug.server.backends.base import Backend
 from selfdebug.server.backends.settings import BackendSettings
 from selfdebug.server.lsp.configuration import SettingsCache
@@ -24,8 +26,6 @@ from selfdebug.server.lsp.diagnostics import DiagnosticStore
 from selfdebug.server.lsp.jobs import TestPlan
 from selfdebug.server.lsp.protocol import AnsweringProtocol
 from selfdebug.server.lsp.runners import RunnerPool
-
-from selfdebug import __version__
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

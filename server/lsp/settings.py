@@ -11,12 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import attrs
 import cattrs
+
 from selfdebug.server.backends.settings import BackendSettings
 from selfdebug.server.engine.types import MODES, DebugRequest, Mode
+
+if TYPE_CHECKING:
+    from selfdebug.server.runner.settings import IsolationMode, RunnerSettings
 
 SECTION = "selfdebug"
 
@@ -173,15 +177,14 @@ def backend_settings(settings: ServerSettings) -> BackendSettings:
     )
 
 
-def runner_settings(settings: ServerSettings) -> Any:
+def runner_settings(settings: ServerSettings) -> RunnerSettings:
     """The runner's RunnerSettings (imported late: the runner is heavy and optional here)."""
     from selfdebug.server.runner import RunnerSettings
 
-    interpreter = {"interpreter": settings.python_path} if settings.python_path else {}
     return RunnerSettings(
-        isolation=settings.isolation,
+        interpreter=settings.python_path or None,
+        isolation=cast("IsolationMode", settings.isolation),  # validated by the field above
         test_timeout_s=settings.test_timeout,
-        **interpreter,
     )
 
 

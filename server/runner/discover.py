@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import tree_sitter_python
+from tree_sitter import Language, Node, Parser
+
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner.runner import CollectedItem, ProjectRunner
 from selfdebug.server.runner.settings import RunnerSettings
 from selfdebug.server.runner.shadow import is_skipped_dir
-from tree_sitter import Language, Node, Parser
 
 STRONG, HELPER, WEAK, HINT = 3.0, 2.0, 1.0, 0.5
 

@@ -678,8 +678,8 @@ class ProjectRunner:
         for record in records:
             if record.get("truncated"):
                 targets = [by_id[record["test"]]] if record.get("test") in by_id else by_id.values()
-                for test in targets:
-                    test.probes_truncated = True
+                for truncated in targets:
+                    truncated.probes_truncated = True
                 continue
             test = by_id.get(record.get("test", ""))
             if test is None:
