@@ -20,11 +20,8 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
-echo "== python environment (.venv)"
-[ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-# -DLLAVA_BUILD=OFF: we never use the multimodal library; it only costs build time.
-CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" .venv/bin/python -m pip install -q -e '.[dev]'
+echo "== python environment (.venv; the llama.cpp binding is built once, see scripts/setup.sh)"
+bash scripts/setup.sh dev
 
 echo "== editor tools (code-server, Node 24, playwright-core) and the VS Code extension"
 bash scripts/vscode/setup.sh

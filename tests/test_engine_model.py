@@ -1,5 +1,5 @@
-"""The real embedded model (Gemma 3 270M through llama.cpp) driving `selfdebug fix` end to end
-on a fixture project: the loop must reach a stop rule, write a complete transcript and leave the
+"""The real small model (Gemma 3 270M through llama.cpp, in its worker process) driving
+`selfdebug fix` end to end on a fixture project: the loop must reach a stop rule, write a complete transcript and leave the
 user's file alone. Whether the tiny model finds the fix is not asserted (it usually does not)."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_fix_with_the_embedded_model_runs_to_a_stop_rule(tmp_path, mode):
             sys.executable, "-m", "selfdebug", "fix", "calc.py::sum_to",
             "--test", "check_calc.py::test_sum_to_three",
             "--test", "check_calc.py::test_sum_to_one",
-            "--mode", mode, "--backend", "llama",
+            "--mode", mode, "--backend", "llama", "--model", "gemma-3-270m",
             "--max-turns", "2", "--max-tokens", "96",
             "--transcript", str(transcript),
         ],

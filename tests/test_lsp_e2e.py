@@ -648,9 +648,10 @@ async def test_run_on_save_reruns_the_tests_of_a_function(start):
 
 @pytest.mark.model
 async def test_real_embedded_model_session_ends_cleanly(start):
-    """No script: the server loads the embedded Gemma 3 270M through llama.cpp and runs one turn."""
+    """No script: the server runs the small Gemma 3 270M (by name) in its model worker, one turn."""
     pytest.importorskip("llama_cpp")
-    ws = await start(settings={"backend": "llama", "maxTurns": 1, "mode": "ut"})
+    settings = {"backend": "llama", "modelPath": "gemma-3-270m", "maxTurns": 1, "mode": "ut"}
+    ws = await start(settings=settings)
     client = ws.client
     uri = ws.open("calc.py")
     result = await asyncio.wait_for(

@@ -19,6 +19,7 @@ export type Isolation = 'auto' | 'bwrap' | 'rlimits';
 export interface ServerSettings {
     backend: Backend;
     modelPath: string;
+    modelKeepAlive: number;
     endpointUrl: string;
     modelName: string;
     apiKeyEnv: string;
@@ -38,6 +39,7 @@ export interface ServerSettings {
 export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
     backend: 'llama',
     modelPath: '',
+    modelKeepAlive: 300,
     endpointUrl: '',
     modelName: '',
     apiKeyEnv: 'OPENAI_API_KEY',

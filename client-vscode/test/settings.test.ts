@@ -22,6 +22,7 @@ describe('readServerSettings', () => {
         const user = {
             backend: 'openai',
             modelPath: '/models/m.gguf',
+            modelKeepAlive: 60,
             endpointUrl: 'http://127.0.0.1:8000/v1',
             modelName: 'qwen',
             apiKeyEnv: 'MY_KEY',

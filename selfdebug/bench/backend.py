@@ -4,8 +4,9 @@ prefix (KV) reuse saves on a later debugging turn.
 A debugging session's turn 2 repeats turn 1's prompt (instructions, function, tests) and appends
 ~300 tokens (the model's answer and the new test feedback). The prefix-reuse ratio is turn 2's
 prompt time over a cold evaluation of turn 1's prompt; the goal is <= 0.3.
-Numbers come from real calls through LlamaBackend.complete on the configured GGUF (embedded
-Gemma 3 270M when none).
+Numbers come from real calls on the configured model (the default model when none), through the
+model worker process selfdebug uses and through llama.cpp in this process, so the cost of the
+worker is measured in the same run (goal: >= 0.95x of in-process throughput).
 """
 
 from __future__ import annotations
@@ -18,13 +19,30 @@ from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", metavar="PATH", default="", help="GGUF file (default: embedded)")
+    parser.add_argument(
+        "--model",
+        metavar="NAME|PATH",
+        default="",
+        help="a known model (`selfdebug models`) or a GGUF file (default: the default model)",
+    )
     parser.add_argument(
         "--gpu-layers", type=int, default=None, metavar="N", help="layers on the GPU (-1: all)"
     )
-    parser.add_argument("--threads", type=int, default=None, metavar="N", help="CPU threads")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help="CPU threads (default: physical cores)",
+    )
     parser.add_argument(
         "--no-flash-attn", action="store_true", help="disable flash attention (to compare)"
+    )
+    parser.add_argument(
+        "--where",
+        choices=("both", "worker", "in-process"),
+        default="both",
+        help="the model process selfdebug uses (worker), llama.cpp in this process, or both",
     )
     parser.add_argument("--prompt-tokens", type=int, default=1500, help="turn-1 prompt size")
     parser.add_argument("--new-tokens", type=int, default=300, help="tokens turn 2 appends")
@@ -36,29 +54,51 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     from selfdebug.server.backends.base import BackendError
 
+    places = ["in-process", "worker"] if args.where == "both" else [args.where]
+    results: dict[str, Any] = {}
     try:
-        result = measure(
-            model_path=args.model or None,
-            n_gpu_layers=args.gpu_layers,
-            n_threads=args.threads,
-            flash_attn=not args.no_flash_attn,
-            prompt_tokens=args.prompt_tokens,
-            new_tokens=args.new_tokens,
-            gen_tokens=args.gen_tokens,
-            repeats=args.repeats,
-        )
+        for where in places:
+            results[where] = measure(
+                model=args.model,
+                where=where,
+                n_gpu_layers=args.gpu_layers,
+                n_threads=args.threads,
+                flash_attn=not args.no_flash_attn,
+                prompt_tokens=args.prompt_tokens,
+                new_tokens=args.new_tokens,
+                gen_tokens=args.gen_tokens,
+                repeats=args.repeats,
+            )
     except BackendError as error:
         print(f"selfdebug bench backend: {error}")
         return 1
+    result = dict(results[places[-1]])
+    result["where"] = places[-1]
+    if len(places) == 2:
+        inside, worker = results["in-process"], results["worker"]
+        result["in_process"] = inside
+        result["worker_vs_in_process"] = {
+            key: round(worker[key] / inside[key], 3)
+            for key in ("prompt_tokens_per_s", "generation_tokens_per_s")
+        }
     if args.json:
         print(json.dumps(result))
     else:
-        print(_readable(result))
+        for where in places:
+            print(f"[{where}]")
+            print(_readable(results[where]))
+        if "worker_vs_in_process" in result:
+            ratios = result["worker_vs_in_process"]
+            print(
+                f"worker / in-process: prompt {ratios['prompt_tokens_per_s']:.3f}x, "
+                f"generation {ratios['generation_tokens_per_s']:.3f}x (goal >= 0.95)"
+            )
     return 0
 
 
 def measure(
-    model_path: str | None = None,
+    model: str = "",
+    where: str = "worker",
     n_gpu_layers: int | None = None,
     n_threads: int | None = None,
     flash_attn: bool = True,
@@ -71,25 +111,31 @@ def measure(
 
     from selfdebug.server.backends.base import CompletionRequest
     from selfdebug.server.backends.llama import LlamaBackend
+    from selfdebug.server.backends.llama_local import LocalLlama
 
     n_ctx = max(2048, prompt_tokens + new_tokens + gen_tokens + 256)
-    backend = LlamaBackend(
-        model_path,
-        n_gpu_layers=n_gpu_layers,
-        n_ctx=n_ctx,
-        n_threads=n_threads,
-        flash_attn=flash_attn,
-    )
+    options: dict[str, Any] = {
+        "n_gpu_layers": n_gpu_layers,
+        "n_ctx": n_ctx,
+        "n_threads": n_threads,
+        "flash_attn": flash_attn,
+    }
+    backend: LocalLlama | LlamaBackend = LlamaBackend(model, keep_alive_s=600, **options)
+    if where == "in-process":
+        assert isinstance(backend, LlamaBackend)
+        backend = LocalLlama(backend.model_file(), **options)
     started = time.monotonic()
-    model = backend.load()
+    info = backend.info()  # loads the model
     load_s = time.monotonic() - started
-    llm = model.llm
-    turn_1 = _text_of_tokens(llm, prompt_tokens, seed_line="# turn 1: the function and tests\n")
-    feedback = _text_of_tokens(llm, new_tokens, seed_line="# turn 2: test feedback\n", start=9000)
+    turn_1 = _text_of_tokens(backend, prompt_tokens, seed_line="# turn 1: the function and tests\n")
+    feedback = _text_of_tokens(
+        backend, new_tokens, seed_line="# turn 2: test feedback\n", start=9000
+    )
 
     cold, warm, cached, evaluated_total = [], [], [], []
+    cold_tokens = 0
     for _ in range(max(repeats, 1)):
-        llm.reset()  # forget the KV prefix: a cold start for turn 1
+        backend.reset()  # forget the KV prefix: a cold start for turn 1
         first = backend.complete(CompletionRequest(prompt=turn_1, max_tokens=1))
         second = backend.complete(CompletionRequest(prompt=turn_1 + feedback, max_tokens=1))
         cold.append(first.prompt_seconds)
@@ -98,21 +144,23 @@ def measure(
         evaluated_total.append(second.prompt_tokens)
         cold_tokens = first.prompt_tokens
 
-    llm.reset()
+    backend.reset()
     generation = backend.complete(
         CompletionRequest(prompt="def fibonacci(n):\n", max_tokens=gen_tokens, temperature=0.0)
     )
     generated = max(generation.completion_tokens - 1, 1)  # the first token ends prompt time
     gen_seconds = max(generation.seconds - generation.prompt_seconds, 1e-9)
+    if isinstance(backend, LlamaBackend):
+        backend.worker().close()
 
     cold_s, warm_s = statistics.median(cold), statistics.median(warm)
     return {
-        "model": os.path.basename(model.params.model_path),
-        "n_gpu_layers": model.params.n_gpu_layers,
-        "n_threads": llm.n_threads,
-        "n_threads_batch": llm.n_threads_batch,
-        "flash_attn": model.params.flash_attn,
-        "gpu_offload_supported": _gpu_offload_supported(),
+        "model": info["model"],
+        "n_gpu_layers": info["n_gpu_layers"],
+        "n_threads": info["n_threads"],
+        "n_threads_batch": info["n_threads_batch"],
+        "flash_attn": flash_attn,
+        "gpu_offload_supported": info["gpu_offload_supported"],
         "cpus": os.cpu_count(),
         "load_s": round(load_s, 3),
         "prompt_tokens": cold_tokens,
@@ -129,21 +177,15 @@ def measure(
     }
 
 
-def _text_of_tokens(llm: Any, count: int, seed_line: str, start: int = 0) -> str:
+def _text_of_tokens(backend: Any, count: int, seed_line: str, start: int = 0) -> str:
     """Python-like source of about `count` tokens (distinct lines, like real code and logs)."""
     lines = [seed_line]
     index = start
-    while len(llm.tokenize("".join(lines).encode(), add_bos=False)) < count:
+    while backend.count_tokens("".join(lines)) < count:
         factor = index % 13
         lines.append(f"def helper_{index}(values):\n    return [v * {factor} for v in values]\n")
         index += 1
     return "".join(lines)
-
-
-def _gpu_offload_supported() -> bool:
-    from selfdebug.server.backends.llama_loader import import_llama_cpp
-
-    return bool(import_llama_cpp().llama_supports_gpu_offload())
 
 
 def _readable(result: dict[str, Any]) -> str:

@@ -3,7 +3,7 @@
 Gathers the figures each component promises through its own `measure()` (instrument + strip per
 function, runner vs bare pytest, code-action latency during a session, prefix reuse), and adds the
 one only a whole session can show: the share of a debugging turn spent outside the model, measured
-on a real session with the embedded model (goal: under 10%). A component whose module is missing
+on a real session with the local model (goal: under 10%). A component whose module is missing
 or fails is reported as "unavailable: <reason>" and the others still run.
 """
 
@@ -107,7 +107,7 @@ def turn_breakdown(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def measure_session(
     mode: str = "probe", max_turns: int = 2, model_path: str = "", problem: dict | None = None
 ) -> dict[str, Any]:
-    """One real session with the embedded (or given GGUF) model: where does a turn's time go?
+    """One real session with the default (or given) local model: where does a turn's time go?
 
     The model is loaded and warmed up before the clock starts, so loading it is not counted as
     model time (that would flatter the share spent outside the model).
@@ -217,7 +217,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="mode of the measured session (default probe: what auto picks)",
     )
     parser.add_argument("--max-turns", type=int, default=2)
-    parser.add_argument("--model", default="", help="GGUF path (default: the embedded model)")
+    parser.add_argument(
+        "--model", default="", help="known model name or GGUF path (default: the default model)"
+    )
 
 
 def main(args: argparse.Namespace) -> int:

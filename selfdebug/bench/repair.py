@@ -65,7 +65,7 @@ class RepairConfig:
     test_timeout_s: float = 5.0
     session_timeout_s: float | None = None  # DebugRequest.time_budget_s
     report_only: bool = False  # rebuild the report from results.jsonl, run nothing
-    backend: BackendSettings | None = None  # None: the embedded model
+    backend: BackendSettings | None = None  # None: the default local model
 
 
 class ConfigMismatch(ValueError):
@@ -342,7 +342,9 @@ def run_repair(
 def _describe_settings(settings: BackendSettings) -> str:
     if settings.backend == "openai":
         return f"openai:{settings.model_name}@{settings.endpoint_url}"
-    return f"llama:{settings.model_path or 'embedded'}"
+    from selfdebug.server.backends.models import DEFAULT_MODEL
+
+    return f"llama:{settings.model_path or DEFAULT_MODEL.name}"
 
 
 def _run_pairs(

@@ -1,7 +1,8 @@
 """Debug a small buggy project end to end: copy the bundled demo project (an off-by-one in
-`total_price`) to a temporary folder and run `selfdebug fix` on it, by default with the embedded
-model. Exits 0 when the whole pipeline ran, whether or not the model found the fix (the output
-says which); 2 on a usage error.
+`total_price`) to a temporary folder and run `selfdebug fix` on it, by default with the default
+local model (Qwen2.5-Coder-1.5B-Instruct, run by llama.cpp on this machine). Prints the diff and the
+evidence. Exits 0 when a fix that passes the demo's tests was found, 1 when none was, 2 on a setup
+or usage error (the message says what to do).
 """
 
 from __future__ import annotations
@@ -88,13 +89,20 @@ def main(args: argparse.Namespace) -> int:
             print("the demo project in the temporary folder was not modified).")
             return 0
         if code == 1:
-            print("Demo finished: the pipeline ran, but NO FIX WAS FOUND this time. The embedded")
-            print("model is tiny (Gemma 3 270M) and rarely fixes bugs; try a larger one, e.g.")
-            print("  selfdebug demo --model path/to/model.gguf")
-            print("  selfdebug demo --backend openai --endpoint http://127.0.0.1:8000/v1")
-            return 0
-        print(f"Demo failed: `selfdebug fix` exited with {code}.", file=sys.stderr)
-        return code
+            print("Demo finished: the pipeline ran, but NO FIX WAS FOUND this time. Try more turns")
+            print("(--max-turns 6), another mode (--mode probe), or another model:")
+            print("  selfdebug demo --model qwen2.5-coder-1.5b   (`selfdebug models` lists them)")
+            print(
+                "  selfdebug demo --backend openai --model-name M "
+                "--endpoint http://127.0.0.1:8000/v1"
+            )
+            return 1
+        print(
+            f"Demo could not run: `selfdebug fix` exited with {code} (see the message above; "
+            "`selfdebug doctor` checks the setup).",
+            file=sys.stderr,
+        )
+        return 2
     finally:
         if args.keep:
             print(f"(kept {work})")

@@ -13,7 +13,10 @@ if TYPE_CHECKING:
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", choices=("llama", "openai"), default="llama")
     parser.add_argument(
-        "--model", default="", metavar="PATH", help="a GGUF file (llama; default: embedded Gemma)"
+        "--model",
+        default="",
+        metavar="NAME|PATH",
+        help="a known model (`selfdebug models`; default qwen2.5-coder-1.5b) or a GGUF file",
     )
     parser.add_argument("--endpoint", default="", metavar="URL", help="OpenAI-compatible base URL")
     parser.add_argument(

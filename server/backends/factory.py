@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from selfdebug.server.backends.base import Backend, BackendConfigError
-from selfdebug.server.backends.embedded import (
+from selfdebug.server.backends.assemble import (
     Notice,
     Progress,
     stderr_notice,
     stderr_progress,
 )
+from selfdebug.server.backends.base import Backend, BackendConfigError
 from selfdebug.server.backends.scripted import SCRIPT_ENV, ScriptedBackend
 from selfdebug.server.backends.settings import BackendSettings
 

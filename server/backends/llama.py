@@ -1,100 +1,70 @@
-"""The local backend: llama.cpp in this process (llama-cpp-python), on a GGUF file.
+"""The local backend: a GGUF model run by llama.cpp in a worker process of ours.
 
-Why tokens in, not text: we tokenize the prompt ourselves (raw text for base models, the GGUF's
-own chat template for instruct models), which gives exact prompt token counts, a context-overflow
-check with real numbers before any work, and the exact cached-prefix length, since llama-cpp-python
-only re-evaluates the tokens after the longest prefix shared with the previous call on the shared
-model instance (see llama_loader.py).
-
-Every call streams internally, so that cancel and the deadline stop it between tokens; llama.cpp's
-abort callback stops it inside a long prompt evaluation too.
+What a user configures is a known model name (the default: Qwen2.5-Coder-1.5B-Instruct) or a GGUF
+path; this module turns that into a verified file (assembling a known model on first use, see
+assemble.py) and hands calls to the shared worker for that file (worker_client.py), whose crash
+becomes a typed error instead of the end of the language server.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from selfdebug.server.backends.base import (
-    BackendBadResponse,
-    BackendConfigError,
-    Completion,
-    CompletionRequest,
-    ContextOverflow,
-    PromptForm,
-    Usage,
-)
-from selfdebug.server.backends.embedded import (
-    EMBEDDED_PROMPT_FORM,
+from selfdebug.server.backends.assemble import (
     Notice,
     Progress,
-    embedded_model_path,
+    model_path,
     stderr_notice,
     stderr_progress,
 )
-from selfdebug.server.backends.gguf_meta import CHAT_TEMPLATE_KEY, read_string_metadata
-from selfdebug.server.backends.guard import CallGuard
-from selfdebug.server.backends.llama_loader import (
-    LoadedModel,
-    LoadParams,
-    default_gpu_layers,
-    import_llama_cpp,
-    load_model,
-    require_binding,
-    require_model_file,
-)
+from selfdebug.server.backends.base import Completion, CompletionRequest, PromptForm, Usage
+from selfdebug.server.backends.llama_loader import require_binding, require_model_file
+from selfdebug.server.backends.llama_local import prompt_form_of
+from selfdebug.server.backends.models import KnownModel, resolve_model_spec
 from selfdebug.server.backends.settings import BackendSettings
+from selfdebug.server.backends.worker_client import (
+    DEFAULT_KEEP_ALIVE_S,
+    ModelWorker,
+    shared_worker,
+)
+from selfdebug.server.backends.worker_protocol import WorkerParams
 from selfdebug.server.cancel import CancelToken
-
-WHAT = "the local model call"
-
-
-@dataclass
-class _Prompt:
-    tokens: list[int]
-    stop: list[str]
-
-
-@dataclass
-class _Sample:
-    text: str
-    generated_tokens: int
-    finish_reason: str
-    first_token_at: float | None  # monotonic time the first token was sampled
 
 
 class LlamaBackend:
-    """`Backend` on a local GGUF; `model_path=None` means the embedded Gemma 3 270M."""
+    """`Backend` on a local GGUF in a worker process; `model=""` is the default known model."""
 
     def __init__(
         self,
-        model_path: str | Path | None = None,
+        model: str | Path = "",
         *,
         n_gpu_layers: int | None = None,
         n_ctx: int = 8192,
         n_threads: int | None = None,
         flash_attn: bool = True,
         prompt_form: str = "auto",
+        keep_alive_s: float = DEFAULT_KEEP_ALIVE_S,
         notice: Notice | None = stderr_notice,
         progress: Progress | None = stderr_progress,
     ) -> None:
-        self._model_path = Path(model_path).expanduser() if model_path else None
-        self._n_gpu_layers = n_gpu_layers
-        self._n_ctx = n_ctx
-        self._n_threads = n_threads
-        self._flash_attn = flash_attn
+        require_binding()
+        self._known, self._path = resolve_model_spec(str(model))
+        self._load_options: dict[str, Any] = {
+            "n_gpu_layers": n_gpu_layers,
+            "n_ctx": n_ctx,
+            "n_threads": n_threads,
+            "flash_attn": flash_attn,
+        }
+        self._keep_alive_s = keep_alive_s
         self._notice = notice
         self._progress = progress
-        self._model: LoadedModel | None = None
-        self._load_lock = threading.Lock()
-        require_binding()
-        label = self._model_path.name if self._model_path else "embedded gemma-3-270m-q4_k_m"
-        self.name = f"llama:{label}"
-        self.prompt_form: PromptForm = _prompt_form(self._model_path, prompt_form)
+        self._worker: ModelWorker | None = None
+        self._lock = threading.Lock()
+        self.name = f"llama:{self._known.name if self._known else Path(str(model)).name}"
+        self.prompt_form: PromptForm = _prompt_form(self._known, self._path, prompt_form)
         self.usage = Usage()
 
     @classmethod
@@ -105,31 +75,39 @@ class LlamaBackend:
         progress: Progress | None = stderr_progress,
     ) -> LlamaBackend:
         return cls(
-            settings.model_path or None,
+            settings.model_path,
             n_gpu_layers=settings.n_gpu_layers,
             n_ctx=settings.n_ctx,
             n_threads=settings.n_threads,
             prompt_form=settings.prompt_form,
+            keep_alive_s=settings.keep_alive_s,
             notice=notice,
             progress=progress,
         )
 
-    def load(self) -> LoadedModel:
-        """Load (or reuse) the shared model. Blocking: call it from a worker thread."""
-        with self._load_lock:
-            if self._model is None:
-                path = self._model_path or embedded_model_path(self._notice, self._progress)
-                gpu_layers = self._n_gpu_layers
-                if gpu_layers is None:
-                    gpu_layers = default_gpu_layers()
-                params = LoadParams(
-                    str(path.resolve()), gpu_layers, self._n_ctx, self._n_threads, self._flash_attn
-                )
-                self._model = load_model(params)
-            return self._model
+    @property
+    def known_model(self) -> KnownModel | None:
+        return self._known
 
-    def count_tokens(self, text: str) -> int:
-        return len(self.load().llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+    def model_file(self) -> Path:
+        """The GGUF this backend runs (assembling a known model on first use: blocking)."""
+        if self._known is not None:
+            return model_path(self._known, self._notice, self._progress)
+        assert self._path is not None
+        require_model_file(self._path)
+        return self._path
+
+    def worker(self) -> ModelWorker:
+        """The shared worker for this model (the process itself starts on the first call)."""
+        with self._lock:
+            if self._worker is None:
+                params = WorkerParams(
+                    model_path=str(self.model_file().resolve()),
+                    prompt_form=self.prompt_form,
+                    **self._load_options,
+                )
+                self._worker = shared_worker(params, self._keep_alive_s)
+            return self._worker
 
     def complete(
         self,
@@ -137,191 +115,30 @@ class LlamaBackend:
         cancel: CancelToken | None = None,
         on_text: Callable[[str], None] | None = None,
     ) -> Completion:
-        started = time.monotonic()
-        with CallGuard(request.deadline_s, cancel) as guard:
-            guard.raise_if_stopped(WHAT)
-            model = self.load()
-            prompt = _tokenize(model, request)
-            _check_context(model, len(prompt.tokens), request.max_tokens)
-            stop = [*request.stop, *prompt.stop]
-            _acquire(model.call_lock, guard)
-            try:
-                model.active_guard = guard
-                cached = _cached_prefix(model.llm, prompt.tokens)
-                generation_started = time.monotonic()
-                samples = _sample_all(model, prompt.tokens, stop, request, guard, on_text)
-            finally:
-                model.active_guard = None
-                model.call_lock.release()
-        first = samples[0].first_token_at
-        completion = Completion(
-            texts=[sample.text for sample in _repeat(samples, request.n)],
-            prompt_tokens=len(prompt.tokens),
-            completion_tokens=sum(sample.generated_tokens for sample in samples),
-            seconds=time.monotonic() - started,
-            prompt_seconds=(first - generation_started) if first is not None else 0.0,
-            finish_reasons=[sample.finish_reason for sample in _repeat(samples, request.n)],
-            model=Path(model.params.model_path).name,
-            cached_prompt_tokens=cached,
-        )
+        completion = self.worker().complete(request, cancel=cancel, on_text=on_text)
         self.usage.add(completion)
         return completion
 
+    def info(self) -> dict[str, Any]:
+        """Build and model facts from the worker (loads the model; `selfdebug doctor`)."""
+        return dict(self.worker().op("info")["info"])
+
+    def count_tokens(self, text: str) -> int:
+        return int(self.worker().op("count_tokens", text=text)["tokens"])
+
+    def reset(self) -> None:
+        """Forget the worker's KV prefix (the next call is cold): for the benchmark."""
+        self.worker().op("reset")
+
     def close(self) -> None:
-        """The model stays cached for the process (other backends and later sessions reuse it)."""
-        self._model = None
+        """The worker stays for the process (later sessions reuse it) until its idle time ends."""
+        self._worker = None
 
 
-def _prompt_form(model_path: Path | None, setting: str) -> PromptForm:
-    """Chat when the GGUF carries a chat template, else completion (a base model); the setting
-    overrides. Read from the file header: cheap, and no model load just to know this."""
+def _prompt_form(known: KnownModel | None, path: Path | None, setting: str) -> PromptForm:
     if setting in ("chat", "completion"):
         return "chat" if setting == "chat" else "completion"
-    if model_path is None:
-        return EMBEDDED_PROMPT_FORM
-    require_model_file(model_path)
-    try:
-        template = read_string_metadata(model_path, CHAT_TEMPLATE_KEY)
-    except (OSError, ValueError) as error:
-        raise BackendConfigError(f"cannot read the model file {model_path}: {error}")
-    return "chat" if template else "completion"
-
-
-def _tokenize(model: LoadedModel, request: CompletionRequest) -> _Prompt:
-    llm = model.llm
-    if request.prompt is not None:
-        return _Prompt(llm.tokenize(request.prompt.encode("utf-8"), add_bos=True, special=True), [])
-    template = model.chat_template
-    if template is None:
-        raise BackendConfigError(
-            f"{Path(model.params.model_path).name} has no chat template (a base model): "
-            "set the prompt form to 'completion' (or 'auto')"
-        )
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-    eos_id, bos_id = llm.token_eos(), llm.token_bos()
-    formatter = Jinja2ChatFormatter(
-        template=template,
-        eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
-        bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
-    )
-    try:
-        rendered = formatter(messages=request.messages or [])
-    except Exception as error:  # the template itself may reject the messages (roles, order)
-        raise BackendConfigError(f"the model's chat template rejected the messages: {error}")
-    stop = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
-    tokens = llm.tokenize(rendered.prompt.encode("utf-8"), add_bos=False, special=True)
-    return _Prompt(tokens, [s for s in stop if s])
-
-
-def _check_context(model: LoadedModel, prompt_tokens: int, max_tokens: int) -> None:
-    n_ctx = model.llm.n_ctx()
-    if prompt_tokens + max_tokens > n_ctx:
-        raise ContextOverflow(
-            f"the prompt has {prompt_tokens} tokens and the answer may take up to {max_tokens} "
-            f"more, but the model's context window holds {n_ctx}: shorten the prompt, lower the "
-            "answer length or raise the context size (n_ctx)"
-        )
-
-
-def _acquire(lock: threading.Lock, guard: CallGuard) -> None:
-    """Wait for the shared model, still honouring cancel and the deadline."""
-    while not lock.acquire(timeout=0.05):
-        guard.raise_if_stopped(WHAT)
-
-
-def _cached_prefix(llm: Any, tokens: list[int]) -> int:
-    """How many prompt tokens llama-cpp-python will take from its KV cache instead of evaluating
-    (mirrors Llama.generate: the longest common prefix, minus one when it is the whole prompt)."""
-    shared = 0
-    for previous, token in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):
-        if previous != token:
-            break
-        shared += 1
-    return shared - 1 if shared == len(tokens) and shared > 0 else shared
-
-
-def _sample_all(
-    model: LoadedModel,
-    tokens: list[int],
-    stop: list[str],
-    request: CompletionRequest,
-    guard: CallGuard,
-    on_text: Callable[[str], None] | None,
-) -> list[_Sample]:
-    """One sample at temperature 0 (greedy: every sample would be the same), else n samples
-    with seeds seed, seed+1, ... so that the set is reproducible."""
-    count = 1 if request.temperature == 0 else request.n
-    samples = []
-    for index in range(count):
-        seed = None if request.seed is None else request.seed + index
-        stream_to = on_text if index == 0 else None
-        samples.append(_sample(model, tokens, stop, request, seed, guard, stream_to))
-    return samples
-
-
-def _repeat(samples: list[_Sample], n: int) -> list[_Sample]:
-    return samples if len(samples) == n else [samples[0]] * n
-
-
-class _TokenCounter:
-    """A stopping criterion that never stops on content: it counts sampled tokens, notes when the
-    first one came (end of prompt processing) and stops generation once the guard fires."""
-
-    def __init__(self, guard: CallGuard) -> None:
-        self.guard = guard
-        self.count = 0
-        self.first_at: float | None = None
-
-    def __call__(self, _input_ids: Any, _logits: Any) -> bool:
-        if self.first_at is None:
-            self.first_at = time.monotonic()
-        self.count += 1
-        return self.guard.stopped
-
-
-def _sample(
-    model: LoadedModel,
-    tokens: list[int],
-    stop: list[str],
-    request: CompletionRequest,
-    seed: int | None,
-    guard: CallGuard,
-    on_text: Callable[[str], None] | None,
-) -> _Sample:
-    llama_cpp = import_llama_cpp()
-    counter = _TokenCounter(guard)
-    pieces: list[str] = []
-    finish_reason = "stop"
-    try:
-        stream = model.llm.create_completion(
-            tokens,
-            max_tokens=request.max_tokens,
-            temperature=request.temperature,
-            stop=stop,
-            seed=seed,
-            stream=True,
-            stopping_criteria=llama_cpp.StoppingCriteriaList([counter]),
-        )
-        try:
-            for chunk in stream:
-                choice = chunk["choices"][0]
-                piece = choice.get("text") or ""
-                if piece:
-                    pieces.append(piece)
-                    if on_text is not None:
-                        on_text(piece)
-                finish_reason = choice.get("finish_reason") or finish_reason
-                if guard.stopped:
-                    break
-        finally:
-            stream.close()
-    except (RuntimeError, ValueError) as error:  # llama_decode aborted by the guard, or failed
-        if guard.stopped:
-            raise guard.error(WHAT) from None
-        raise BackendBadResponse(f"llama.cpp failed during generation: {error}") from None
-    guard.raise_if_stopped(WHAT)
-    # llama-cpp-python 0.3.x consults stopping criteria once per sampled token (an end-of-text
-    # token included) and once more after its loop; tests pin max_tokens -> that many tokens.
-    generated = max(counter.count - 1, 0)
-    return _Sample("".join(pieces), generated, finish_reason, counter.first_at)
+    if known is not None:
+        return known.prompt_form  # known without assembling the file
+    assert path is not None
+    return prompt_form_of(path, setting)

@@ -10,17 +10,20 @@ worker thread) and guarded by a lock so that two threads never load the same mod
 from __future__ import annotations
 
 import importlib.util
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from selfdebug.server.backends.base import BackendConfigError
-from selfdebug.server.backends.embedded import INSTALL_HINT
 from selfdebug.server.backends.gguf_meta import CHAT_TEMPLATE_KEY
 from selfdebug.server.backends.guard import CallGuard
 
-MISSING_BINDING = f"the local model backend needs llama-cpp-python; install it with: {INSTALL_HINT}"
+MISSING_BINDING = (
+    "the local model backend needs llama-cpp-python; install it with: "
+    "pip install 'selfdebug[llama]'"
+)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,33 @@ def require_model_file(path: Path) -> None:
         raise BackendConfigError(f"model file not found: {path} (check the model path setting)")
 
 
+def physical_cores() -> int:
+    """Physical cores this process may run on (SMT siblings counted once).
+
+    Why: generation is memory-bound and llama.cpp's threads spin; one thread per physical core is
+    the measured sweet spot (`selfdebug bench backend --threads N`), while llama-cpp-python's own
+    default (half the logical CPUs) leaves a 2-core machine generating on one thread."""
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    cores = set()
+    for cpu in allowed:
+        topology = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
+        try:
+            package = (topology / "physical_package_id").read_text().strip()
+            core = (topology / "core_id").read_text().strip()
+        except OSError:
+            cores.add(("cpu", str(cpu)))
+            continue
+        cores.add((package, core))
+    return max(len(cores), 1) if cores else max(os.cpu_count() or 1, 1)
+
+
+def logical_cpus() -> int:
+    """CPUs this process may run on: prompt processing (batch) is compute-bound, uses them all."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return max(os.cpu_count() or 1, 1)
+
+
 def default_gpu_layers() -> int:
     """All layers on the GPU when this build of llama.cpp can offload, else none."""
     return -1 if import_llama_cpp().llama_supports_gpu_offload() else 0
@@ -98,8 +128,8 @@ def _load(params: LoadParams) -> LoadedModel:
             model_path=str(path),
             n_gpu_layers=params.n_gpu_layers,
             n_ctx=params.n_ctx,
-            n_threads=params.n_threads,
-            n_threads_batch=params.n_threads,
+            n_threads=params.n_threads or physical_cores(),
+            n_threads_batch=params.n_threads or logical_cpus(),
             flash_attn=params.flash_attn,
             verbose=False,
         )

@@ -10,13 +10,14 @@ import attrs
 @attrs.define
 class BackendSettings:
     backend: Literal["llama", "openai"] = "llama"
-    model_path: str = ""  # a GGUF file; "" means the embedded default (Gemma 3 270M)
+    model_path: str = ""  # a GGUF file or a known model name; "" = the default (models.py)
     endpoint_url: str = ""  # OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1
     model_name: str = ""  # model name sent to the endpoint
     api_key_env: str = "OPENAI_API_KEY"  # NAME of the env variable holding the key (never the key)
     allow_remote: bool = False  # consent to send code to a non-loopback endpoint
     n_gpu_layers: int | None = None  # None: all layers (-1) when the binding supports offload
     n_ctx: int = 8192
-    n_threads: int | None = None
+    n_threads: int | None = None  # None: one per physical core (llama_loader.physical_cores)
     timeout_s: float = 120.0  # overall deadline of one model call
+    keep_alive_s: float = 300.0  # stop the idle model process after this long (frees memory)
     prompt_form: Literal["auto", "completion", "chat"] = "auto"

@@ -32,6 +32,11 @@ def _positive(instance: object, attribute: attrs.Attribute, value: float) -> Non
         raise ValueError(f"must be > 0, got {value!r}")
 
 
+def _not_negative(instance: object, attribute: attrs.Attribute, value: float) -> None:
+    if value < 0:
+        raise ValueError(f"must be >= 0, got {value!r}")
+
+
 def _in(choices: tuple[str, ...]):
     def check(instance: object, attribute: attrs.Attribute, value: str) -> None:
         if value not in choices:
@@ -52,11 +57,12 @@ class ServerSettings:
     """Everything a user can set; every field has a default that works out of the box."""
 
     backend: str = attrs.field(default="llama", validator=_in(("llama", "openai")))
-    model_path: str = ""  # a GGUF file; "" = the embedded Gemma 3 270M
+    model_path: str = ""  # a known model name or a GGUF file; "" = the default (Qwen2.5-Coder-1.5B)
     endpoint_url: str = ""
     model_name: str = ""
     api_key_env: str = "OPENAI_API_KEY"  # the NAME of the variable holding the key
     allow_remote: bool = False
+    model_keep_alive: float = attrs.field(default=300.0, validator=_not_negative)  # s idle
     mode: str = attrs.field(default="auto", validator=_in(MODES))
     max_turns: int = attrs.field(default=10, validator=_positive)
     samples: int = attrs.field(default=1, validator=_positive)
@@ -174,6 +180,7 @@ def backend_settings(settings: ServerSettings) -> BackendSettings:
         model_name=settings.model_name,
         api_key_env=settings.api_key_env,
         allow_remote=settings.allow_remote,
+        keep_alive_s=settings.model_keep_alive,
     )
 
 

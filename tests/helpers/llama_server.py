@@ -58,10 +58,11 @@ class LlamaServer:
 
 
 def embedded_gguf() -> Path:
-    """The embedded Gemma 3 270M GGUF (assembled on first use, quietly)."""
-    from selfdebug.server.backends.embedded import embedded_model_path
+    """The small Gemma 3 270M GGUF the suite's fast real-model tests use (assembled quietly)."""
+    from selfdebug.server.backends.assemble import model_path
+    from selfdebug.server.backends.models import GEMMA_270M
 
-    return embedded_model_path(notice=None, progress=None)
+    return model_path(GEMMA_270M, notice=None, progress=None)
 
 
 def free_port() -> int:

@@ -1,0 +1,161 @@
+"""Check this machine for selfdebug, each check with a fix hint: the project's interpreter and
+pytest, the sandbox (bubblewrap), the model file, the llama.cpp binding (it loads the model and
+generates one token in the model process, so a crashing build is caught without crashing), GPU
+offload, and a configured endpoint. Exit 0 when every critical check passes, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    hint: str = ""
+    critical: bool = True
+
+    @property
+    def mark(self) -> str:
+        if self.ok:
+            return "ok"
+        return "FAIL" if self.critical else "warn"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("project", nargs="?", default=".", help="a project folder (default: .)")
+    add_model_arguments(parser)
+    parser.add_argument("--python", default="", metavar="PATH", help="the project's interpreter")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def check_interpreter(project: Path, configured: str) -> Check:
+    from selfdebug.server.runner.project import (
+        find_project_root,
+        inspect_interpreter,
+        resolve_interpreter,
+    )
+
+    root = find_project_root(project)
+    info = inspect_interpreter(resolve_interpreter(root, configured or None))
+    if not info.ok:
+        return Check("python + pytest", False, info.problem, "see the message above")
+    timeout = (
+        "" if info.has_timeout_plugin else " (no pytest-timeout: the watchdog still stops hangs)"
+    )
+    return Check("python + pytest", True, f"{info.path}, pytest {info.pytest_version}{timeout}")
+
+
+def check_sandbox() -> Check:
+    from selfdebug.server.runner.sandbox import bwrap_path
+
+    path = bwrap_path()
+    if path:
+        return Check("sandbox", True, f"bubblewrap works ({path}): tests run isolated")
+    return Check(
+        "sandbox",
+        False,
+        "bubblewrap is missing or cannot create a sandbox here: tests would run with resource "
+        "limits only (they could write files and reach the network)",
+        "install it: sudo apt-get install bubblewrap (Debian/Ubuntu), sudo dnf install "
+        "bubblewrap (Fedora), sudo pacman -S bubblewrap (Arch); some systems also need "
+        "unprivileged user namespaces enabled",
+        critical=False,
+    )
+
+
+def check_model_and_binding(args: argparse.Namespace) -> list[Check]:
+    from selfdebug.server.backends.base import BackendConfigError, BackendError, CompletionRequest
+    from selfdebug.server.backends.binding import reinstall_command, risky_build
+    from selfdebug.server.backends.llama import LlamaBackend
+
+    checks: list[Check] = []
+    try:
+        backend = LlamaBackend(args.model, notice=None, progress=None, keep_alive_s=0)
+        path = backend.model_file()
+    except BackendConfigError as error:
+        return [Check("model", False, str(error), "`selfdebug models` lists the known models")]
+    known = backend.known_model
+    label = f"{known.name}, sha256 verified" if known else "a GGUF file (no known checksum)"
+    size = path.stat().st_size // 2**20
+    checks.append(Check("model", True, f"{path} ({label}, {size} MiB)"))
+    try:
+        info = backend.info()
+        reply = backend.complete(CompletionRequest(prompt="def f():", max_tokens=1, deadline_s=300))
+    except BackendError as error:
+        checks.append(Check("llama.cpp binding", False, str(error), reinstall_command()))
+        return checks
+    finally:
+        backend.worker().close()
+    risk = risky_build(str(info.get("system_info", "")))
+    detail = (
+        f"loads and generates in the model process ({reply.completion_tokens} token, "
+        f"{reply.seconds:.1f} s); threads {info.get('n_threads')}/{info.get('n_threads_batch')}"
+    )
+    checks.append(Check("llama.cpp binding", not risk, risk or detail, reinstall_command()))
+    gpu = bool(info.get("gpu_offload_supported"))
+    checks.append(
+        Check(
+            "GPU offload",
+            gpu,
+            "supported: all layers go to the GPU" if gpu else "this build runs on the CPU only",
+            "for a GPU, rebuild llama-cpp-python with CUDA or Metal (README: Models)",
+            critical=False,
+        )
+    )
+    return checks
+
+
+def check_endpoint(url: str) -> Check:
+    import urllib.error
+    import urllib.request
+
+    target = url.rstrip("/") + "/models"
+    try:
+        with urllib.request.urlopen(target, timeout=5) as response:
+            return Check("endpoint", True, f"{target} answers (HTTP {response.status})")
+    except urllib.error.HTTPError as error:  # it answered: 401 means a key is needed, not down
+        return Check("endpoint", True, f"{target} answers (HTTP {error.code})")
+    except (urllib.error.URLError, OSError) as error:
+        reason = getattr(error, "reason", error)
+        return Check("endpoint", False, f"{target} is unreachable: {reason}", "is the server up?")
+
+
+def run_checks(args: argparse.Namespace) -> list[Check]:
+    settings = backend_settings_from(args)
+    checks = [check_interpreter(Path(args.project), args.python), check_sandbox()]
+    if settings.backend == "llama":
+        import importlib.util
+
+        from selfdebug.server.backends.llama_loader import MISSING_BINDING
+
+        if importlib.util.find_spec("llama_cpp") is None:
+            checks.append(Check("llama.cpp binding", False, MISSING_BINDING))
+        else:
+            checks += check_model_and_binding(args)
+    if settings.endpoint_url:
+        checks.append(check_endpoint(settings.endpoint_url))
+    elif settings.backend == "openai":
+        checks.append(Check("endpoint", False, "--backend openai needs --endpoint URL"))
+    return checks
+
+
+def main(args: argparse.Namespace) -> int:
+    checks = run_checks(args)
+    passed = all(check.ok for check in checks if check.critical)
+    if args.json:
+        print(json.dumps({"ok": passed, "checks": [asdict(c) | {"mark": c.mark} for c in checks]}))
+    else:
+        for check in checks:
+            print(f"[{check.mark:>4}] {check.name}: {check.detail}")
+            if not check.ok and check.hint:
+                print(f"       fix: {check.hint}")
+        print("all critical checks pass" if passed else "some critical checks FAILED")
+    return 0 if passed else 1

@@ -1,0 +1,320 @@
+"""llama.cpp in THIS process (llama-cpp-python) on a GGUF file: what the model worker runs.
+
+The server and the CLI never run this directly: they talk to a worker process (llama.py,
+worker_client.py), so that a native crash in llama.cpp kills the worker, not the editor's server.
+The benchmark also runs it in-process to measure what the worker costs.
+
+Why tokens in, not text: we tokenize the prompt ourselves (raw text for base models, the GGUF's
+own chat template for instruct models), which gives exact prompt token counts, a context-overflow
+check with real numbers before any work, and the exact cached-prefix length, since llama-cpp-python
+only re-evaluates the tokens after the longest prefix shared with the previous call on the shared
+model instance (see llama_loader.py).
+
+Every call streams internally, so that cancel and the deadline stop it between tokens; llama.cpp's
+abort callback stops it inside a long prompt evaluation too.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from selfdebug.server.backends.base import (
+    BackendBadResponse,
+    BackendConfigError,
+    Completion,
+    CompletionRequest,
+    ContextOverflow,
+    PromptForm,
+    Usage,
+)
+from selfdebug.server.backends.gguf_meta import CHAT_TEMPLATE_KEY, read_string_metadata
+from selfdebug.server.backends.guard import CallGuard
+from selfdebug.server.backends.llama_loader import (
+    LoadedModel,
+    LoadParams,
+    default_gpu_layers,
+    import_llama_cpp,
+    load_model,
+    require_binding,
+    require_model_file,
+)
+from selfdebug.server.cancel import CancelToken
+
+WHAT = "the local model call"
+
+
+@dataclass
+class _Prompt:
+    tokens: list[int]
+    stop: list[str]
+
+
+@dataclass
+class _Sample:
+    text: str
+    generated_tokens: int
+    finish_reason: str
+    first_token_at: float | None  # monotonic time the first token was sampled
+
+
+class LocalLlama:
+    """A `Backend` on a GGUF file, in this process. `prompt_form="auto"` reads the GGUF header."""
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        n_gpu_layers: int | None = None,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        flash_attn: bool = True,
+        prompt_form: str = "auto",
+    ) -> None:
+        self._model_path = Path(model_path).expanduser()
+        self._n_gpu_layers = n_gpu_layers
+        self._n_ctx = n_ctx
+        self._n_threads = n_threads
+        self._flash_attn = flash_attn
+        self._model: LoadedModel | None = None
+        self._load_lock = threading.Lock()
+        require_binding()
+        self.name = f"llama:{self._model_path.name}"
+        self.prompt_form: PromptForm = prompt_form_of(self._model_path, prompt_form)
+        self.usage = Usage()
+
+    def load(self) -> LoadedModel:
+        """Load (or reuse) the shared model. Blocking: call it from a worker thread."""
+        with self._load_lock:
+            if self._model is None:
+                gpu_layers = self._n_gpu_layers
+                if gpu_layers is None:
+                    gpu_layers = default_gpu_layers()
+                params = LoadParams(
+                    str(self._model_path.resolve()),
+                    gpu_layers,
+                    self._n_ctx,
+                    self._n_threads,
+                    self._flash_attn,
+                )
+                self._model = load_model(params)
+            return self._model
+
+    def complete(
+        self,
+        request: CompletionRequest,
+        cancel: CancelToken | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Completion:
+        started = time.monotonic()
+        with CallGuard(request.deadline_s, cancel) as guard:
+            guard.raise_if_stopped(WHAT)
+            model = self.load()
+            prompt = _tokenize(model, request)
+            _check_context(model, len(prompt.tokens), request.max_tokens)
+            stop = [*request.stop, *prompt.stop]
+            _acquire(model.call_lock, guard)
+            try:
+                model.active_guard = guard
+                cached = _cached_prefix(model.llm, prompt.tokens)
+                generation_started = time.monotonic()
+                samples = _sample_all(model, prompt.tokens, stop, request, guard, on_text)
+            finally:
+                model.active_guard = None
+                model.call_lock.release()
+        first = samples[0].first_token_at
+        completion = Completion(
+            texts=[sample.text for sample in _repeat(samples, request.n)],
+            prompt_tokens=len(prompt.tokens),
+            completion_tokens=sum(sample.generated_tokens for sample in samples),
+            seconds=time.monotonic() - started,
+            prompt_seconds=(first - generation_started) if first is not None else 0.0,
+            finish_reasons=[sample.finish_reason for sample in _repeat(samples, request.n)],
+            model=Path(model.params.model_path).name,
+            cached_prompt_tokens=cached,
+        )
+        self.usage.add(completion)
+        return completion
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.load().llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def reset(self) -> None:
+        """Forget the KV prefix (the next call is a cold start): for the benchmark."""
+        self.load().llm.reset()
+
+    def info(self) -> dict[str, object]:
+        """What the loaded model and this build of llama.cpp are (for `selfdebug doctor`)."""
+        llama_cpp = import_llama_cpp()
+        model = self.load()
+        return {
+            "model": Path(model.params.model_path).name,
+            "system_info": llama_cpp.llama_print_system_info().decode("utf-8", "replace"),
+            "gpu_offload_supported": bool(llama_cpp.llama_supports_gpu_offload()),
+            "n_gpu_layers": model.params.n_gpu_layers,
+            "n_threads": model.llm.n_threads,
+            "n_threads_batch": model.llm.n_threads_batch,
+            "n_ctx": model.llm.n_ctx(),
+            "chat_template": model.chat_template is not None,
+        }
+
+    def close(self) -> None:
+        """The model stays cached for the process (other backends and later sessions reuse it)."""
+        self._model = None
+
+
+def prompt_form_of(model_path: Path, setting: str) -> PromptForm:
+    """Chat when the GGUF carries a chat template, else completion (a base model); the setting
+    overrides. Read from the file header: cheap, and no model load just to know this."""
+    if setting in ("chat", "completion"):
+        return "chat" if setting == "chat" else "completion"
+    require_model_file(model_path)
+    try:
+        template = read_string_metadata(model_path, CHAT_TEMPLATE_KEY)
+    except (OSError, ValueError) as error:
+        raise BackendConfigError(f"cannot read the model file {model_path}: {error}")
+    return "chat" if template else "completion"
+
+
+def _tokenize(model: LoadedModel, request: CompletionRequest) -> _Prompt:
+    llm = model.llm
+    if request.prompt is not None:
+        return _Prompt(llm.tokenize(request.prompt.encode("utf-8"), add_bos=True, special=True), [])
+    template = model.chat_template
+    if template is None:
+        raise BackendConfigError(
+            f"{Path(model.params.model_path).name} has no chat template (a base model): "
+            "set the prompt form to 'completion' (or 'auto')"
+        )
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    eos_id, bos_id = llm.token_eos(), llm.token_bos()
+    formatter = Jinja2ChatFormatter(
+        template=template,
+        eos_token=llm._model.token_get_text(eos_id) if eos_id != -1 else "",
+        bos_token=llm._model.token_get_text(bos_id) if bos_id != -1 else "",
+    )
+    try:
+        rendered = formatter(messages=cast(Any, request.messages or []))
+    except Exception as error:  # the template itself may reject the messages (roles, order)
+        raise BackendConfigError(f"the model's chat template rejected the messages: {error}")
+    stop = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
+    tokens = llm.tokenize(rendered.prompt.encode("utf-8"), add_bos=False, special=True)
+    return _Prompt(tokens, [s for s in stop if s])
+
+
+def _check_context(model: LoadedModel, prompt_tokens: int, max_tokens: int) -> None:
+    n_ctx = model.llm.n_ctx()
+    if prompt_tokens + max_tokens > n_ctx:
+        raise ContextOverflow(
+            f"the prompt has {prompt_tokens} tokens and the answer may take up to {max_tokens} "
+            f"more, but the model's context window holds {n_ctx}: shorten the prompt, lower the "
+            "answer length or raise the context size (n_ctx)"
+        )
+
+
+def _acquire(lock: threading.Lock, guard: CallGuard) -> None:
+    """Wait for the shared model, still honouring cancel and the deadline."""
+    while not lock.acquire(timeout=0.05):
+        guard.raise_if_stopped(WHAT)
+
+
+def _cached_prefix(llm: Any, tokens: list[int]) -> int:
+    """How many prompt tokens llama-cpp-python will take from its KV cache instead of evaluating
+    (mirrors Llama.generate: the longest common prefix, minus one when it is the whole prompt)."""
+    shared = 0
+    for previous, token in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):
+        if previous != token:
+            break
+        shared += 1
+    return shared - 1 if shared == len(tokens) and shared > 0 else shared
+
+
+def _sample_all(
+    model: LoadedModel,
+    tokens: list[int],
+    stop: list[str],
+    request: CompletionRequest,
+    guard: CallGuard,
+    on_text: Callable[[str], None] | None,
+) -> list[_Sample]:
+    """One sample at temperature 0 (greedy: every sample would be the same), else n samples
+    with seeds seed, seed+1, ... so that the set is reproducible."""
+    count = 1 if request.temperature == 0 else request.n
+    samples = []
+    for index in range(count):
+        seed = None if request.seed is None else request.seed + index
+        stream_to = on_text if index == 0 else None
+        samples.append(_sample(model, tokens, stop, request, seed, guard, stream_to))
+    return samples
+
+
+def _repeat(samples: list[_Sample], n: int) -> list[_Sample]:
+    return samples if len(samples) == n else [samples[0]] * n
+
+
+class _TokenCounter:
+    """A stopping criterion that never stops on content: it counts sampled tokens, notes when the
+    first one came (end of prompt processing) and stops generation once the guard fires."""
+
+    def __init__(self, guard: CallGuard) -> None:
+        self.guard = guard
+        self.count = 0
+        self.first_at: float | None = None
+
+    def __call__(self, _input_ids: Any, _logits: Any) -> bool:
+        if self.first_at is None:
+            self.first_at = time.monotonic()
+        self.count += 1
+        return self.guard.stopped
+
+
+def _sample(
+    model: LoadedModel,
+    tokens: list[int],
+    stop: list[str],
+    request: CompletionRequest,
+    seed: int | None,
+    guard: CallGuard,
+    on_text: Callable[[str], None] | None,
+) -> _Sample:
+    llama_cpp = import_llama_cpp()
+    counter = _TokenCounter(guard)
+    pieces: list[str] = []
+    finish_reason = "stop"
+    try:
+        stream = model.llm.create_completion(
+            tokens,
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            stop=stop,
+            seed=seed,
+            stream=True,
+            stopping_criteria=llama_cpp.StoppingCriteriaList([counter]),
+        )
+        try:
+            for chunk in stream:
+                choice = chunk["choices"][0]
+                piece = choice.get("text") or ""
+                if piece:
+                    pieces.append(piece)
+                    if on_text is not None:
+                        on_text(piece)
+                finish_reason = choice.get("finish_reason") or finish_reason
+                if guard.stopped:
+                    break
+        finally:
+            stream.close()
+    except (RuntimeError, ValueError) as error:  # llama_decode aborted by the guard, or failed
+        if guard.stopped:
+            raise guard.error(WHAT) from None
+        raise BackendBadResponse(f"llama.cpp failed during generation: {error}") from None
+    guard.raise_if_stopped(WHAT)
+    # llama-cpp-python 0.3.x consults stopping criteria once per sampled token (an end-of-text
+    # token included) and once more after its loop; tests pin max_tokens -> that many tokens.
+    generated = max(counter.count - 1, 0)
+    return _Sample("".join(pieces), generated, finish_reason, counter.first_at)
