@@ -1,6 +1,7 @@
 """The real small model (Gemma 3 270M through llama.cpp, in its worker process) driving
 `selfdebug fix` end to end on a fixture project: the loop must reach a stop rule, write a complete
-transcript and leave the user's file alone. Whether the tiny model finds the fix is not asserted (it usually does not)."""
+transcript and leave the user's file alone. Whether the tiny model finds the fix is not asserted
+(it usually does not)."""
 
 from __future__ import annotations
 
