@@ -208,8 +208,8 @@ class ProjectRunner:
         try:
             with self._lock:
                 self.shadow.sync()
-        except ShadowTooLarge as error:
-            return RunResult([], self.isolation, 0.0, error=str(error), notes=notes)
+        except ShadowTooLarge as too_large:
+            return RunResult([], self.isolation, 0.0, error=str(too_large), notes=notes)
         info = inspect_interpreter(self.interpreter, self._probe)
         if not info.ok:
             return RunResult([], self.isolation, 0.0, error=info.problem, notes=notes)
@@ -247,8 +247,8 @@ class ProjectRunner:
         try:
             with self._lock:
                 self.shadow.sync()
-        except ShadowTooLarge as error:
-            return CollectResult([], [], self.isolation, error=str(error))
+        except ShadowTooLarge as too_large:
+            return CollectResult([], [], self.isolation, error=str(too_large))
         info = inspect_interpreter(self.interpreter, self._probe)
         if not info.ok:
             return CollectResult([], [], self.isolation, error=info.problem)
