@@ -106,11 +106,26 @@ def apply_landlock(writable):
         os.close(ruleset)
 
 
+def drop_ptrace_capability():
+    """Run as root, the command would keep CAP_SYS_PTRACE, which reads any process's
+    /proc/<pid>/environ (the server's API keys) even when that process is non-dumpable. Dropped
+    from the bounding set, it is gone after exec."""
+    if os.getuid() != 0:
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(24, 19, 0, 0, 0)  # PR_CAPBSET_DROP, SYS_PTRACE
+    except (ImportError, OSError, AttributeError):
+        pass
+
+
 def main():
     config = json.loads(sys.argv[1])
     apply_limits(config.get("limits", {}))
-    if config.get("landlock") is not None:
+    if config.get("landlock") is not None:  # the fallback: no bubblewrap around us
         apply_landlock(config["landlock"])
+        drop_ptrace_capability()
     argv = config["argv"]
     os.execv(argv[0], argv)
 

@@ -204,7 +204,7 @@ class ProjectRunner:
         """Run `nodeids` (pytest node ids relative to the project root) and report each test."""
         started = time.monotonic()
         deadline = started + timeout_s if timeout_s else None
-        notes = [n for n in (self.isolation_warning, self.interpreter_note) if n]
+        notes = [self.interpreter_note] if self.interpreter_note else []
         try:
             with self._lock:
                 self.shadow.sync()
