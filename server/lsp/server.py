@@ -23,6 +23,7 @@ from lsprotocol.types import (
     ShowMessageParams,
     TextDocumentSyncKind,
 )
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from selfdebug import __version__
@@ -135,6 +136,8 @@ class SelfDebugServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Errors outside a request: logged in full; the user sees one fixed sentence once."""
         logger.error("server error (%s): %r", getattr(source, "__name__", source), error)
+        if source is FeatureRequestError:
+            return  # the request's own answer says it
         if self.settings_cache.first_time("internal error"):
             self.window_show_message(
                 ShowMessageParams(type=MessageType.Error, message=f"selfdebug: {INTERNAL_ERROR}")
