@@ -280,3 +280,34 @@ def test_a_fifo_is_not_a_project_file(tmp_path: Path) -> None:
     shadow.sync()
     assert not (shadow.root / "pipe.py").exists()
     assert stat.S_ISFIFO(os.stat(project / "pipe.py").st_mode)
+
+
+def test_tests_cannot_read_the_servers_environment_in_the_fallback() -> None:
+    """`protect_own_environ` (called by every fallback runner) makes /proc/<server>/environ,
+    which holds the API keys, unreadable for the test processes it starts. Checked as an
+    unprivileged user: root reads any process's memory whatever its dumpable flag."""
+    sandbox_py = REPO / "server" / "runner" / "sandbox.py"
+    script = textwrap.dedent(
+        f"""
+        import importlib.util, os, subprocess, sys
+        spec = importlib.util.spec_from_file_location("sandbox", {str(sandbox_py)!r})
+        sandbox = sys.modules["sandbox"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sandbox)
+        os.environ["OPENAI_API_KEY"] = "sk-never-in-a-test-0123456789"
+        child = "import sys\\ntry:\\n    open(sys.argv[1], 'rb').read(); print('READ')\\n" \\
+                "except PermissionError:\\n    print('DENIED')"
+        environ = "/proc/%d/environ" % os.getpid()
+        before = subprocess.run([sys.executable, "-c", child, environ], capture_output=True,
+                                text=True).stdout.strip()
+        sandbox.protect_own_environ()
+        after = subprocess.run([sys.executable, "-c", child, environ], capture_output=True,
+                               text=True).stdout.strip()
+        print(before, after)
+        """
+    )
+    command = [sys.executable, "-c", script]
+    if os.getuid() == 0:
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                   "/usr/bin/python3", "-c", script]  # fmt: skip
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd="/")
+    assert completed.stdout.split() == ["READ", "DENIED"], completed.stdout + completed.stderr
