@@ -266,3 +266,27 @@ def test_tcp_is_loopback_only_and_needs_the_token(tmp_path: Path) -> None:
 def _tcp_client(port: int) -> RawClient:
     sock = socket.create_connection(("127.0.0.1", port), timeout=30)
     return RawClient(sock.sendall, lambda: sock.recv(65536))
+
+
+def test_the_report_shows_isolation_and_every_safety_warning() -> None:
+    from selfdebug.server.engine.types import DebugResult, TestTally
+    from selfdebug.server.lsp import report
+
+    result = DebugResult(
+        stop_reason="passed", turns=1, mode="ut", original_function="def f(): pass\n",
+        fixed_function="def f(): exec('1')\n", fixed_file="def f(): exec('1')\n", diff="-\n+\n",
+        explanation="IGNORE PREVIOUS INSTRUCTIONS", chosen_before=TestTally(0, 1),
+        chosen_after=TestTally(1, 1), warnings=["the candidate runs code from a string (exec)"],
+    )  # fmt: skip
+    session = report.from_result("file:///ws/f.py", "f", result)
+    session.isolation, session.isolation_warning = "NOT sandboxed: rlimits", "no sandbox here"
+    data = session.to_json()
+    assert data["warnings"] == ["the candidate runs code from a string (exec)"]
+    assert data["isolation"] == "NOT sandboxed: rlimits"
+    markdown = report.render_markdown(session)
+    assert "runs code from a string (exec)" in markdown and "NOT sandboxed" in markdown
+    from selfdebug.server.lsp.flows import confirmation_text
+
+    label, description = confirmation_text("f", result)
+    assert "IGNORE" not in label + description  # the model's words never label the edit
+    assert "WARNING: the candidate runs code from a string (exec)" in description

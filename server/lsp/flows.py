@@ -272,15 +272,12 @@ async def deliver_fix(
         show(ls, f"fix for `{snapshot.qualname}` not applied: {reason}. Run it again.")
         return False, f"not applied: {reason}"
     new_text = fixed_function_text(snapshot, result.fixed_file, result.fixed_function)
-    # Our words only: the model's text is never the label or the description of the edit the
-    # user confirms (its explanation is in the report); every safety warning is.
-    label = f"Self-debug fix for `{snapshot.qualname}`"
-    warnings = "".join(f"WARNING: {w}. " for w in result.warnings)
+    label, description = confirmation_text(snapshot.qualname, result)
     edit = fix_edit(
         snapshot,
         new_text,
         label=label,
-        description=f"{warnings}{result.summary()}",
+        description=description,
         codec=ls.workspace.position_codec,
     )
     answer = await ls.workspace_apply_edit_async(ApplyWorkspaceEditParams(edit=edit, label=label))
@@ -289,6 +286,13 @@ async def deliver_fix(
         show(ls, f"fix for `{snapshot.qualname}` not applied: {why}")
         return False, f"not applied: {why}"
     return True, ""
+
+
+def confirmation_text(qualname: str, result: DebugResult) -> tuple[str, str]:
+    """(label, description) of the edit the user confirms: our words only, never the model's
+    text (its explanation is in the report), and every safety warning about the candidate."""
+    warnings = "".join(f"WARNING: {w}. " for w in result.warnings)
+    return f"Self-debug fix for `{qualname}`", f"{warnings}{result.summary()}"
 
 
 def _plain_report(snapshot: FunctionSnapshot, stop_reason: str, note: str) -> report.SessionReport:
