@@ -290,6 +290,9 @@ def test_demo_passes_backend_options_through_to_fix(tmp_path):
         "m",
     )
     assert fix_args.allow_remote and fix_args.mode == "trace" and fix_args.samples == 3
+    assert not fix_args.require_sandbox
+    strict = demo.fix_arguments(parser.parse_args(["--require-sandbox"]), project)
+    assert strict.require_sandbox  # the demo runs tests too: the same refusal is on offer
     assert sorted(p.name for p in project.iterdir()) == [
         "check_shop.py",
         "pyproject.toml",

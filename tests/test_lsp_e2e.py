@@ -374,7 +374,8 @@ async def test_full_session_publishes_diagnostics_applies_the_fix_and_clears(sta
     assert "return total / len(values)" in edit.new_text
     annotation = sent.edit.change_annotations[edit.annotation_id]
     assert annotation.needs_confirmation is True
-    assert "mean" in annotation.label and "divided" in annotation.description
+    assert "mean" in annotation.label and "passes 2/2 chosen" in annotation.description
+    assert "divided" not in annotation.description  # the model's words are never the prompt
     ws.change(uri, edit.range, edit.new_text)
     assert "return total / len(values)" in ws.texts[uri]
     assert "def clamp" in ws.texts[uri]  # the rest of the file is untouched

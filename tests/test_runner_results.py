@@ -183,7 +183,8 @@ def test_editable_install_imports_the_copy(tmp_path: Path) -> None:
     )
     ops = root / "calc" / "ops.py"
     fixed = ops.read_text().replace("(len(values) - 1)", "len(values)")
-    with ProjectRunner(root) as project_runner:
+    # the user trusts this project, so its own interpreter runs (sandboxed)
+    with ProjectRunner(root, RunnerSettings(trust_project=True)) as project_runner:
         assert project_runner.interpreter == venv / "bin" / "python"
         nodeid = "tests/test_editable.py::test_mean"
         assert project_runner.run([nodeid]).tests[0].outcome == "failed"

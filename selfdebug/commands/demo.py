@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tokens", type=int, default=256, metavar="N")
     parser.add_argument("--transcript", default=None, metavar="PATH")
     parser.add_argument("--keep", action="store_true", help="keep the temporary project folder")
+    parser.add_argument(
+        "--require-sandbox", action="store_true", help="refuse to run tests without bubblewrap"
+    )
 
 
 def copy_demo_project(destination: Path) -> Path:
@@ -64,6 +67,8 @@ def fix_arguments(args: argparse.Namespace, project: Path) -> argparse.Namespace
     ]
     if args.transcript:
         argv += ["--transcript", args.transcript]
+    if args.require_sandbox:
+        argv.append("--require-sandbox")
     return parser.parse_args(argv)
 
 

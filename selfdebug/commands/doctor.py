@@ -11,6 +11,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from selfdebug.commands.isolation_options import add_isolation_arguments
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
 
 
@@ -32,29 +33,39 @@ class Check:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("project", nargs="?", default=".", help="a project folder (default: .)")
     add_model_arguments(parser)
-    parser.add_argument("--python", default="", metavar="PATH", help="the project's interpreter")
+    add_isolation_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def check_interpreter(project: Path, configured: str) -> Check:
-    from selfdebug.server.runner.project import (
-        find_project_root,
-        inspect_interpreter,
-        resolve_interpreter,
-    )
+def check_interpreter(args: argparse.Namespace) -> Check:
+    from selfdebug.commands.isolation_options import runner_settings_from
+    from selfdebug.server.runner import ProjectRunner
+    from selfdebug.server.runner.project import cli_boundary, find_project_root
 
-    root = find_project_root(project)
-    info = inspect_interpreter(resolve_interpreter(root, configured or None))
+    project = Path(args.project).resolve()
+    root = find_project_root(project, cli_boundary(project))
+    try:
+        runner = ProjectRunner(root, runner_settings_from(args, test_timeout_s=10.0))
+    except RuntimeError as error:  # --require-sandbox without a working bubblewrap
+        return Check("python + pytest", False, str(error))
+    with runner:
+        info = runner.interpreter_info()
+    note = f" ({runner.interpreter_note})" if runner.interpreter_note else ""
     if not info.ok:
-        return Check("python + pytest", False, info.problem, "see the message above")
+        return Check("python + pytest", False, info.problem + note, "see the message above")
     timeout = (
         "" if info.has_timeout_plugin else " (no pytest-timeout: the watchdog still stops hangs)"
     )
-    return Check("python + pytest", True, f"{info.path}, pytest {info.pytest_version}{timeout}")
+    detail = f"{info.path}, pytest {info.pytest_version}{timeout}; project root {root}{note}"
+    return Check("python + pytest", True, detail)
 
 
-def check_sandbox() -> Check:
-    from selfdebug.server.runner.sandbox import bwrap_path
+def check_sandbox(required: bool) -> Check:
+    from selfdebug.server.runner.sandbox import (
+        bubblewrap_install_hint,
+        bwrap_path,
+        isolation_warning,
+    )
 
     path = bwrap_path()
     if path:
@@ -62,12 +73,9 @@ def check_sandbox() -> Check:
     return Check(
         "sandbox",
         False,
-        "bubblewrap is missing or cannot create a sandbox here: tests would run with resource "
-        "limits only (they could write files and reach the network)",
-        "install it: sudo apt-get install bubblewrap (Debian/Ubuntu), sudo dnf install "
-        "bubblewrap (Fedora), sudo pacman -S bubblewrap (Arch); some systems also need "
-        "unprivileged user namespaces enabled",
-        critical=False,
+        isolation_warning("rlimits"),
+        bubblewrap_install_hint(),
+        critical=required,
     )
 
 
@@ -130,7 +138,7 @@ def check_endpoint(url: str) -> Check:
 
 def run_checks(args: argparse.Namespace) -> list[Check]:
     settings = backend_settings_from(args)
-    checks = [check_interpreter(Path(args.project), args.python), check_sandbox()]
+    checks = [check_interpreter(args), check_sandbox(args.require_sandbox)]
     if settings.backend == "llama":
         import importlib.util
 

@@ -17,6 +17,11 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from selfdebug.commands.isolation_options import (
+    add_isolation_arguments,
+    runner_settings_from,
+    warn_about,
+)
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
 
 if TYPE_CHECKING:
@@ -52,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--samples", type=int, default=1, metavar="N")
     parser.add_argument("--max-tokens", type=int, default=512, metavar="N", help="per model call")
     parser.add_argument("--test-timeout", type=float, default=10.0, metavar="S")
+    add_isolation_arguments(parser)
     parser.add_argument("--prompts-dir", default=None, metavar="DIR", help="template overrides")
     parser.add_argument("--transcript", default=None, metavar="PATH", help="JSON-lines record")
     output = parser.add_mutually_exclusive_group()
@@ -126,12 +132,13 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
             test_timeout_s=args.test_timeout,
             transcript_path=Path(args.transcript).resolve() if args.transcript else None,
             prompts_dir=Path(args.prompts_dir) if args.prompts_dir else None,
+            runner_settings=runner_settings_from(args, args.test_timeout),
         )
     except RequestError as error:
         return str(error)
 
 
-def _run_with_progress(request: DebugRequest, backend, console) -> DebugResult:
+def _run_with_progress(request: DebugRequest, backend, console, runner=None) -> DebugResult:
     """Run the session in a worker thread so Ctrl-C in the main thread cancels it cleanly."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -169,7 +176,7 @@ def _run_with_progress(request: DebugRequest, backend, console) -> DebugResult:
         def work() -> None:
             try:
                 outcome["result"] = run_session(
-                    request, backend, progress=on_progress, cancel=cancel
+                    request, backend, runner=runner, progress=on_progress, cancel=cancel
                 )
             except BaseException as error:  # reported below, never a traceback
                 outcome["error"] = error
@@ -201,7 +208,7 @@ def _run_with_progress(request: DebugRequest, backend, console) -> DebugResult:
     raise RuntimeError(f"{type(error).__name__}: {error}")
 
 
-def report(result: DebugResult, request: DebugRequest, out=sys.stdout) -> None:
+def report(result: DebugResult, request: DebugRequest, out=sys.stdout, isolation: str = "") -> None:
     if result.diff:
         print(result.diff, file=out, end="" if result.diff.endswith("\n") else "\n")
     if result.explanation:
@@ -214,6 +221,9 @@ def report(result: DebugResult, request: DebugRequest, out=sys.stdout) -> None:
         f"{result.prompt_tokens + result.completion_tokens} tokens, {result.seconds:.1f} s",
         file=out,
     )
+    if isolation:
+        sealed = "sandboxed" if isolation == "bwrap" else "NOT sandboxed"
+        print(f"Isolation: {isolation} ({sealed})", file=out)
     if result.error:
         print(f"Error: {_last_lines(result.error)}", file=out)
 
@@ -223,14 +233,26 @@ def main(args: argparse.Namespace) -> int:
 
     from selfdebug.server.backends.base import BackendConfigError
     from selfdebug.server.backends.factory import make_backend
+    from selfdebug.server.runner import ProjectRunner
+    from selfdebug.server.runner.sandbox import choose_isolation
 
+    try:  # before discovery runs the project's code, and before the model loads
+        choose_isolation(args.isolation, require_sandbox=args.require_sandbox)
+    except RuntimeError as error:
+        return _fail(str(error))
     request = build_request_from_args(args)
     if isinstance(request, str):
         return _fail(request)
     console = Console(stderr=True)
     try:
+        runner = ProjectRunner(request.project_root, runner_settings_from(args, args.test_timeout))
+    except RuntimeError as error:
+        return _fail(str(error))
+    warn_about("fix", runner, interpreter=True)
+    try:
         backend = make_backend(backend_settings_from(args))
     except BackendConfigError as error:
+        runner.close()
         return _fail(str(error))
     original = _read(request.file)
     console.print(
@@ -239,13 +261,14 @@ def main(args: argparse.Namespace) -> int:
         f"{', ...' if len(request.tests) > 3 else ''}), mode {request.mode}, backend {backend.name}"
     )
     try:
-        result = _run_with_progress(request, backend, console)
+        result = _run_with_progress(request, backend, console, runner)
     except RuntimeError as error:
         print(f"selfdebug fix: the session failed: {error}", file=sys.stderr)
         return 1
     finally:
         backend.close()
-    report(result, request)
+        runner.close()
+    report(result, request, isolation=runner.isolation)
     if result.stop_reason == "already_passing":
         print("Nothing to fix: the chosen tests already pass.")
         return 0

@@ -16,6 +16,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from selfdebug.commands.isolation_options import (
+    add_isolation_arguments,
+    runner_settings_from,
+    warn_about,
+)
+
 if TYPE_CHECKING:
     from selfdebug.server.runner import RunResult, TestCandidate
 
@@ -26,8 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--test", action="append", default=[], metavar="NODEID", help="run this test (repeat)"
     )
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="per test")
-    parser.add_argument("--isolation", choices=("auto", "bwrap", "rlimits"), default="auto")
-    parser.add_argument("--interpreter", default=None, metavar="PYTHON")
+    add_isolation_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
 
 
@@ -54,7 +59,7 @@ def main(args: argparse.Namespace) -> int:
     from selfdebug.server.runner import (
         DiscoveryError,
         ProjectRunner,
-        RunnerSettings,
+        cli_boundary,
         find_project_root,
         find_tests,
     )
@@ -68,18 +73,17 @@ def main(args: argparse.Namespace) -> int:
     problem = _function_exists(file, qualname)
     if problem:
         return _fail(problem)
-    project_root = find_project_root(file)
+    project_root = find_project_root(file, cli_boundary(file))
     try:  # the same reading of a typed node id as `selfdebug fix` and the editor
         nodeids = [normalize_nodeid(t, project_root) for t in args.test]
     except RequestError as error:
         return _fail(str(error))
-    settings = RunnerSettings(
-        interpreter=args.interpreter, isolation=args.isolation, test_timeout_s=args.timeout
-    )
+    settings = runner_settings_from(args, args.timeout)
     try:
         runner = ProjectRunner(project_root, settings)
-    except RuntimeError as error:  # bwrap requested but unusable
+    except RuntimeError as error:  # bwrap requested or required but unusable
         return _fail(str(error))
+    warn_about("test", runner)
     with runner:
         candidates: list[TestCandidate] = []
         if not nodeids:
@@ -101,6 +105,8 @@ def main(args: argparse.Namespace) -> int:
 def _as_json(
     target: str, project_root: Path, candidates: list[TestCandidate], result: RunResult
 ) -> dict[str, Any]:
+    from selfdebug.server.runner import isolation_warning
+
     return {
         "target": target,
         "project_root": str(project_root),
@@ -115,6 +121,8 @@ def _as_json(
             for c in candidates
         ],
         "result": result.to_json(),
+        "sandboxed": result.isolation == "bwrap",
+        "isolation_warning": isolation_warning(result.isolation),
     }
 
 
@@ -152,8 +160,9 @@ def _print_summary(project_root: Path, candidates: list[TestCandidate], result: 
     for note in result.notes:
         console.print(f"[yellow]note:[/] {escape(note)}")
     state = "cancelled" if result.cancelled else f"{result.passed}/{result.total} passed"
+    sealed = "sandboxed" if result.isolation == "bwrap" else "NOT sandboxed"
     console.print(
-        f"\n{state} in {result.duration:.2f} s (isolation: {result.isolation})",
+        f"\n{state} in {result.duration:.2f} s (isolation: {result.isolation}, {sealed})",
         style="bold green" if result.all_passed else "bold red",
     )
 

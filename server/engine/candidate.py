@@ -2,8 +2,9 @@
 the reply cannot be used (that reason becomes the next turn's feedback).
 
 The checks are structural, not trust: a candidate may only replace the target function, must parse
-in place, must not carry our probes or invisible/bidi characters (which can hide code from a
-reviewer), and newly used process/network APIs are flagged for the user.
+in place, must not carry our probes, and must pass `safety.review_candidate` (invisible/bidi
+characters and `global` rebinding refused; newly used process, network, file and dynamic-code
+APIs flagged for the user).
 """
 
 from __future__ import annotations
@@ -13,27 +14,8 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
+from selfdebug.server.engine.safety import review_candidate
 from selfdebug.server.engine.target import TargetFunction, first_line
-
-# Zero-width, bidi embedding/override/isolate and other invisible format characters.
-INVISIBLE_CHARS = re.compile(
-    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
-)
-
-# Names whose NEW use in a fix deserves a warning: they reach outside the function's data.
-RISKY_NAMES = (
-    "subprocess",
-    "socket",
-    "os.system",
-    "os.popen",
-    "os.exec",
-    "os.spawn",
-    "ctypes",
-    "shutil.rmtree",
-    "urllib",
-    "http.client",
-    "requests",
-)
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)(?:\n[ \t]*```|\Z)", re.DOTALL)
 _BUG_LINE = re.compile(r"^\s*(?:#+\s*)?(?:\*\*)?bug(?:\*\*)?\s*:?\s*(.*)$", re.IGNORECASE)
@@ -123,42 +105,6 @@ def extract_explanation(reply: str, opened_fence: bool) -> str:
     return prose[:600]
 
 
-def _dotted_names(tree: ast.AST) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-            names.add(node.module)
-        elif isinstance(node, ast.Attribute):
-            parts: list[str] = []
-            current: ast.AST = node
-            while isinstance(current, ast.Attribute):
-                parts.append(current.attr)
-                current = current.value
-            if isinstance(current, ast.Name):
-                parts.append(current.id)
-                names.add(".".join(reversed(parts)))
-        elif isinstance(node, ast.Name):
-            names.add(node.id)
-    return names
-
-
-def risky_additions(original_code: str, new_code: str) -> list[str]:
-    """Risky APIs the candidate uses that the original function did not."""
-    try:
-        before = _dotted_names(ast.parse(original_code))
-        after = _dotted_names(ast.parse(new_code))
-    except SyntaxError:
-        return []
-
-    def risky(names: set[str]) -> set[str]:
-        return {r for r in RISKY_NAMES for n in names if n == r or n.startswith(r)}
-
-    return sorted(risky(after) - risky(before))
-
-
 def _unwrap_class(tree: ast.Module, target: TargetFunction) -> ast.Module | str:
     """Accept `class C: def method` for a method of C by taking the method out of the class."""
     if (
@@ -197,8 +143,9 @@ def check_candidate(
             "```python block"
         )
         return candidate
-    if INVISIBLE_CHARS.search(code):
-        candidate.problem = "the code contains invisible or bidirectional control characters"
+    review = review_candidate(target.code, code)  # safety.py: refusals and warnings
+    if review.problem:
+        candidate.problem = review.problem
         return candidate
     code = textwrap.dedent(code)
     try:
@@ -247,9 +194,7 @@ def check_candidate(
         return candidate
     candidate.code = code if code.endswith("\n") else code + "\n"
     candidate.new_source = new_source
-    candidate.warnings = [
-        f"the candidate newly uses {name}" for name in risky_additions(target.code, code)
-    ]
+    candidate.warnings = review.warnings
     return candidate
 
 

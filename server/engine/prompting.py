@@ -18,6 +18,7 @@ from pathlib import Path
 import jinja2
 
 from selfdebug.server.backends.base import CompletionRequest, Message, PromptForm
+from selfdebug.server.engine.redact import scrub
 
 PROMPTS_DIR_ENV = "SELFDEBUG_PROMPTS_DIR"
 
@@ -145,11 +146,10 @@ class PromptLibrary:
             raise ValueError(f"unknown prompt step {step!r}")
         template = self.env.get_template(f"{form}/{step}.j2")
         if form == "completion":
-            return RenderedPrompt(
-                step=step, form=form, prompt=template.render(v=variables), stop=COMPLETION_STOP
-            )
+            prompt = scrub(template.render(v=variables))  # no secret leaves in a prompt
+            return RenderedPrompt(step=step, form=form, prompt=prompt, stop=COMPLETION_STOP)
         # Chat templates render "system text, separator line, user text" (see chat/base.j2).
-        text = template.render(v=variables)
+        text = scrub(template.render(v=variables))
         system, separator, user = text.partition(f"\n{CHAT_SEPARATOR}\n")
         if not separator:
             system, user = "", text

@@ -80,20 +80,23 @@ def build_request(
     wider_tests: list[str] | None = None,
     project_root: Path | None = None,
     cwd: Path | None = None,
+    runner_settings: Any = None,
     **options: Any,
 ) -> DebugRequest:
     """A DebugRequest with the project root found and the tests resolved; `options` are the
-    other DebugRequest fields (mode, max_turns, samples, transcript_path, ...).
+    other DebugRequest fields (mode, max_turns, samples, transcript_path, ...). `runner_settings`
+    (isolation, trust) apply to test discovery, which already runs the project's code.
 
     `wider_tests=None` means the default regression guard (`default_wider_tests`); `[]` none."""
     path = Path(file).resolve()
     if not path.is_file():
         raise RequestError(f"no such file: {file}")
     if project_root is None:
-        from selfdebug.server.runner import find_project_root
+        from selfdebug.server.runner import cli_boundary, find_project_root
 
-        project_root = find_project_root(path)
-    chosen = resolve_tests(path, qualname, project_root, tests, cwd=cwd)
+        # never above the current directory when the file is under it (a home with a .git)
+        project_root = find_project_root(path, cli_boundary(path, cwd))
+    chosen = resolve_tests(path, qualname, project_root, tests, settings=runner_settings, cwd=cwd)
     if wider_tests is None:
         wider = default_wider_tests(chosen)
     else:

@@ -1,6 +1,7 @@
 """The session's record, written as JSON lines while the session runs (so a crash or a cancel
 still leaves everything up to that point): every prompt, completion, token count, timing and test
-result. Also kept in memory for tests and for the benchmark."""
+result. Also kept in memory for tests and for the benchmark. Secrets are scrubbed from every
+record (`redact.scrub_value`): a test may have raised a credential in its message."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import threading
 import time
 from pathlib import Path
 from typing import IO, Any
+
+from selfdebug.server.engine.redact import scrub_value
 
 
 def _default(value: Any) -> Any:
@@ -35,7 +38,9 @@ class Transcript:
 
     def write(self, event: str, **fields: Any) -> dict[str, Any]:
         record = {"event": event, "t": round(time.monotonic() - self._started, 3), **fields}
-        line = json.dumps(record, default=_default, ensure_ascii=False)
+        # Plain JSON values first, then every string scrubbed of secrets (redact.py).
+        plain = scrub_value(json.loads(json.dumps(record, default=_default)))
+        line = json.dumps(plain, ensure_ascii=False)
         with self._lock:
             self.events.append(json.loads(line))
             if self._file is not None:

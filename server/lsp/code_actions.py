@@ -75,7 +75,9 @@ def register(server: SelfDebugServer) -> None:
         try:
             from selfdebug.instrument import locate_at
 
-            document = ls.workspace.get_text_document(uri)
+            document = ls.workspace.text_documents.get(uri)  # never read from disk here
+            if document is None:
+                return None
             line, column = utf16_position(document, params.range.start)
             location = locate_at(document.source.encode("utf-8"), line, column)
         except Exception:  # a half-typed file must never break the editor's lightbulb

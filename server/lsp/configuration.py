@@ -21,7 +21,12 @@ from lsprotocol.types import (
     ShowMessageParams,
 )
 
-from selfdebug.server.lsp.settings import SECTION, ServerSettings, structure_settings
+from selfdebug.server.lsp.settings import (
+    SECTION,
+    ServerSettings,
+    machine_scoped,
+    structure_settings,
+)
 
 if TYPE_CHECKING:
     from selfdebug.server.lsp.server import SelfDebugServer
@@ -90,13 +95,15 @@ async def fetch_settings(ls: SelfDebugServer, uri: str) -> ServerSettings:
         except Exception as error:  # a client that fails here must not stop the command
             logger.warning("workspace/configuration failed: %s", error)
     result = structure_settings(*layers)
-    ls.settings_cache.store(scope, result.settings)
+    client = structure_settings(ls.settings_cache.initialization_options).settings
+    settings = machine_scoped(client, result.settings)
+    ls.settings_cache.store(scope, settings)
     for problem in result.problems:
         if ls.settings_cache.first_time(problem):
             text = f"selfdebug settings: {problem}"
             ls.window_log_message(LogMessageParams(type=MessageType.Warning, message=text))
             ls.window_show_message(ShowMessageParams(type=MessageType.Warning, message=text))
-    return result.settings
+    return settings
 
 
 def register(server: SelfDebugServer) -> None:

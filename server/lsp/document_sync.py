@@ -31,7 +31,10 @@ def register(server: SelfDebugServer) -> None:
         owners = ls.diagnostics.owners_in(uri)
         if not owners:
             return
-        source = ls.workspace.get_text_document(uri).source
+        document = ls.workspace.text_documents.get(uri)
+        if document is None:
+            return
+        source = document.source
         changed: set[str] = set()
         for owner in owners:
             if function_hash_in(source, owner[1]) != ls.diagnostic_hashes.get(owner):

@@ -21,11 +21,12 @@ from lsprotocol.types import (
     ShowMessageParams,
 )
 from pygls.exceptions import JsonRpcInvalidParams
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import from_fs_path
+from pygls.workspace import TextDocument
 
 from selfdebug.server.cancel import Cancelled
 from selfdebug.server.engine.request import default_wider_tests
-from selfdebug.server.lsp import jobs, report
+from selfdebug.server.lsp import jobs, report, workspace_files
 from selfdebug.server.lsp.arguments import FunctionTarget
 from selfdebug.server.lsp.configuration import fetch_settings
 from selfdebug.server.lsp.diagnostics import FunctionSpan, lsp_diagnostics
@@ -49,18 +50,22 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def resolve(ls: SelfDebugServer, target: FunctionTarget) -> FunctionSnapshot:
-    """The target function in the editor's current text (InvalidParams when there is none)."""
+def resolve(
+    ls: SelfDebugServer, target: FunctionTarget, disk_text: str | None = None
+) -> FunctionSnapshot:
+    """The target function in the editor's current text (InvalidParams when there is none, when
+    the file is outside the workspace, or when it is not open and `disk_text` was not read for it
+    off the event loop: see `resolve_async`)."""
     from selfdebug.instrument import locate_at
 
-    path = to_fs_path(target.uri)
-    if not path:
-        raise JsonRpcInvalidParams(f"not a local file: {target.uri}")
-    document = ls.workspace.get_text_document(target.uri)
-    try:
-        source = document.source
-    except OSError as error:
-        raise JsonRpcInvalidParams(f"cannot read {path}: {error.strerror}")
+    file = workspace_files.locate(ls, target.uri)
+    path = file.path
+    document = ls.workspace.text_documents.get(file.uri)
+    if document is None:
+        if disk_text is None:
+            raise JsonRpcInvalidParams(f"{path} is not open in the editor")
+        document = TextDocument(file.uri, disk_text, position_codec=ls.workspace.position_codec)
+    source = document.source
     qualname = target.qualname
     if not qualname and target.position is not None:
         position = Position(line=target.position.line, character=target.position.character)
@@ -70,9 +75,32 @@ def resolve(ls: SelfDebugServer, target: FunctionTarget) -> FunctionSnapshot:
             raise JsonRpcInvalidParams(f"no function at {path}:{line + 1}:{position.character}")
         qualname = location.qualname
     try:
-        return take_snapshot(target.uri, Path(path), document.version, source, qualname or "")
+        return take_snapshot(file.uri, path, document.version, source, qualname or "")
     except Exception as error:
         raise JsonRpcInvalidParams(f"no function `{qualname}` in {path}: {error}")
+
+
+async def resolve_async(ls: SelfDebugServer, target: FunctionTarget) -> FunctionSnapshot:
+    """`resolve`, reading a file the editor does not have open in a worker thread."""
+    file = workspace_files.locate(ls, target.uri)
+    text = None
+    if not workspace_files.is_open(ls, file.uri):
+        text = await ls.in_worker(workspace_files.read_unopened, file.path)
+    return resolve(ls, target, disk_text=text)
+
+
+async def current_text(ls: SelfDebugServer, uri: str, path: Path) -> tuple[int | None, str]:
+    """(version, text) of a document now: the editor's, else the file's (read off the loop)."""
+    document = ls.workspace.text_documents.get(uri)
+    if document is not None:
+        return document.version, document.source
+    return None, await ls.in_worker(workspace_files.read_unopened, path)
+
+
+def warn_once(ls: SelfDebugServer, warning: str) -> None:
+    """A warning the user should see once per server, not at every run (isolation, trust)."""
+    if warning and ls.settings_cache.first_time(warning):
+        show(ls, warning, MessageType.Warning)
 
 
 def show(ls: SelfDebugServer, message: str, kind: MessageType = MessageType.Info) -> None:
@@ -87,8 +115,11 @@ def record_run(
         return  # a partial run says nothing reliable
     owner = (snapshot.uri, snapshot.qualname)
     ls.tested[owner] = plan
-    current = ls.workspace.get_text_document(snapshot.uri).source
-    if function_hash_in(current, snapshot.qualname) != snapshot.function_hash:
+    document = ls.workspace.text_documents.get(snapshot.uri)  # never a disk read here
+    edited = document is not None and (
+        function_hash_in(document.source, snapshot.qualname) != snapshot.function_hash
+    )
+    if edited:
         return  # the user edited the function meanwhile: these lines may be wrong now
     span = FunctionSpan(snapshot.path, snapshot.qualname, snapshot.start_line, snapshot.end_line)
     by_uri = lsp_diagnostics(run, span, plan.project_root)
@@ -97,7 +128,7 @@ def record_run(
 
 
 async def run_tests(ls: SelfDebugServer, target: FunctionTarget) -> dict[str, Any]:
-    snapshot = resolve(ls, target)
+    snapshot = await resolve_async(ls, target)
     settings = await fetch_settings(ls, snapshot.uri)
     job = await JobProgress.start(ls, f"Tests of `{snapshot.qualname}`", "finding tests")
     try:
@@ -113,8 +144,10 @@ async def run_tests(ls: SelfDebugServer, target: FunctionTarget) -> dict[str, An
 async def _run_tests(
     ls: SelfDebugServer, snapshot: FunctionSnapshot, settings: Any, job: JobProgress
 ) -> dict[str, Any]:
-    plan = await ls.in_worker(jobs.plan_tests, settings, snapshot.path, snapshot.qualname)
-    job.report(f"running {len(plan.tests)} tests", 10)
+    isolation = await _isolation(ls, settings, job)
+    plan = await ls.in_worker(jobs.plan_tests, settings, snapshot.path, snapshot.qualname,
+                              boundary=workspace_files.locate(ls, snapshot.uri).folder)  # fmt: skip
+    job.report(f"running {len(plan.tests)} tests ({isolation.label})", 10)
     run = await ls.in_worker(
         jobs.run_tests,
         settings,
@@ -125,7 +158,10 @@ async def _run_tests(
         cancel=job.cancel,
     )
     record_run(ls, snapshot, plan, run)
+    for note in run.notes:
+        warn_once(ls, note)
     summary = f"{run.passed}/{run.total} tests pass" + (" (cancelled)" if run.cancelled else "")
+    summary += f" ({isolation.label})"
     job.end(summary)
     return {
         "qualname": snapshot.qualname,
@@ -135,11 +171,23 @@ async def _run_tests(
         "cancelled": run.cancelled,
         "error": run.error,
         "summary": summary,
+        "isolation": run.isolation,
+        "isolationWarning": isolation.warning,
+        "notes": run.notes,
     }
 
 
+async def _isolation(ls: SelfDebugServer, settings: Any, job: JobProgress) -> jobs.Isolation:
+    """The isolation the job's tests will get (SandboxUnavailable when `requireSandbox` cannot
+    be met); the fallback is announced once per server and in the progress text."""
+    isolation = await ls.in_worker(jobs.isolation_for, settings)
+    warn_once(ls, isolation.warning)
+    job.report(f"isolation: {isolation.label}")
+    return isolation
+
+
 async def self_debug(ls: SelfDebugServer, target: FunctionTarget) -> dict[str, Any]:
-    snapshot = resolve(ls, target)
+    snapshot = await resolve_async(ls, target)
     if ls.session_running:
         show(ls, "a self-debug session is already running; cancel it or wait", MessageType.Warning)
         return {"started": False, "error": "a session is already running"}
@@ -168,7 +216,9 @@ async def _self_debug(
     mode: str | None,
     job: JobProgress,
 ) -> dict[str, Any]:
-    plan = await ls.in_worker(jobs.plan_tests, settings, snapshot.path, snapshot.qualname)
+    isolation = await _isolation(ls, settings, job)
+    plan = await ls.in_worker(jobs.plan_tests, settings, snapshot.path, snapshot.qualname,
+                              boundary=workspace_files.locate(ls, snapshot.uri).folder)  # fmt: skip
     source = snapshot.source.decode("utf-8")
     job.report("loading the model", 1)
     backend = await ls.in_worker(ls.backends.get, backend_settings(settings))
@@ -201,6 +251,7 @@ async def _self_debug(
     )
     job.end(result.summary())
     session_report = report.from_result(snapshot.uri, snapshot.qualname, result)
+    session_report.isolation, session_report.isolation_warning = isolation.label, isolation.warning
     if result.success:
         session_report.applied, note = await deliver_fix(ls, snapshot, result)
         session_report.note = note or session_report.note
@@ -215,20 +266,19 @@ async def deliver_fix(
     workspace_caps = ls.client_capabilities.workspace
     if workspace_caps is None or not workspace_caps.apply_edit:
         return False, "the editor cannot apply edits; see the diff in the report"
-    document = ls.workspace.get_text_document(snapshot.uri)
-    reason = stale_reason(snapshot, document.version, document.source)
+    version, text = await current_text(ls, snapshot.uri, snapshot.path)
+    reason = stale_reason(snapshot, version, text)
     if reason:
         show(ls, f"fix for `{snapshot.qualname}` not applied: {reason}. Run it again.")
         return False, f"not applied: {reason}"
     new_text = fixed_function_text(snapshot, result.fixed_file, result.fixed_function)
-    explanation = " ".join(result.explanation.split())
-    label = f"Self-debug fix for `{snapshot.qualname}`"
+    label, description = confirmation_text(snapshot.qualname, result)
     edit = fix_edit(
         snapshot,
         new_text,
         label=label,
-        description=(explanation[:300] or "no explanation given") + f" ({result.summary()})",
-        codec=document.position_codec,
+        description=description,
+        codec=ls.workspace.position_codec,
     )
     answer = await ls.workspace_apply_edit_async(ApplyWorkspaceEditParams(edit=edit, label=label))
     if not answer.applied:
@@ -236,6 +286,13 @@ async def deliver_fix(
         show(ls, f"fix for `{snapshot.qualname}` not applied: {why}")
         return False, f"not applied: {why}"
     return True, ""
+
+
+def confirmation_text(qualname: str, result: DebugResult) -> tuple[str, str]:
+    """(label, description) of the edit the user confirms: our words only, never the model's
+    text (its explanation is in the report), and every safety warning about the candidate."""
+    warnings = "".join(f"WARNING: {w}. " for w in result.warnings)
+    return f"Self-debug fix for `{qualname}`", f"{warnings}{result.summary()}"
 
 
 def _plain_report(snapshot: FunctionSnapshot, stop_reason: str, note: str) -> report.SessionReport:

@@ -26,16 +26,40 @@ class TestPlan:
     tests: list[str]  # pytest node ids, relative to project_root
 
 
-def plan_tests(settings: ServerSettings, file: Path, qualname: str) -> TestPlan:
+@dataclass(frozen=True)
+class Isolation:
+    mode: str  # "bwrap" or "rlimits"
+    warning: str  # "" under bubblewrap
+
+    @property
+    def label(self) -> str:
+        """What the progress bar and the report say."""
+        return "sandboxed: bubblewrap" if self.mode == "bwrap" else "NOT sandboxed: rlimits"
+
+
+def isolation_for(settings: ServerSettings) -> Isolation:
+    """The isolation tests get under these settings; SandboxUnavailable (with how to install
+    bubblewrap) when `requireSandbox` or `isolation: bwrap` cannot be met. Blocking the first
+    time (one bubblewrap start)."""
+    from selfdebug.server.runner.sandbox import choose_isolation, isolation_warning
+
+    mode = choose_isolation(settings.isolation, require_sandbox=settings.require_sandbox)
+    return Isolation(mode, isolation_warning(mode))
+
+
+def plan_tests(
+    settings: ServerSettings, file: Path, qualname: str, *, boundary: Path | None = None
+) -> TestPlan:
     """The tests that exercise `qualname`: the explicit `testSelection`, or discovery.
 
-    Shares the engine's choice (`resolve_tests`) with the CLI; raises its RequestError (a
-    message fit for the user) when there are none.
+    The project root is the nearest marker inside `boundary` (the workspace folder), else the
+    folder itself. Shares the engine's choice (`resolve_tests`) with the CLI; raises its
+    RequestError (a message fit for the user) when there are none.
     """
     from selfdebug.server.engine import resolve_tests
     from selfdebug.server.runner import find_project_root
 
-    root = find_project_root(file)
+    root = find_project_root(file, boundary)
     explicit = settings.test_selection if isinstance(settings.test_selection, list) else None
     tests = resolve_tests(
         file, qualname, root, explicit, settings=runner_settings(settings), cwd=root

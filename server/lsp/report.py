@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,9 @@ class SessionReport:
     note: str = ""  # why the edit was not applied, a run error...
     report_path: str = ""
     markdown: str = ""
+    isolation: str = ""  # "sandboxed: bubblewrap" / "NOT sandboxed: rlimits"
+    isolation_warning: str = ""  # what running without a sandbox means ("" when sandboxed)
+    warnings: list[str] = field(default_factory=list)  # safety warnings about the candidate
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +65,9 @@ class SessionReport:
             "note": self.note,
             "reportPath": self.report_path,
             "markdown": self.markdown,
+            "isolation": self.isolation,
+            "isolationWarning": self.isolation_warning,
+            "warnings": self.warnings,
         }
 
 
@@ -76,6 +82,7 @@ def from_result(uri: str, qualname: str, result: DebugResult) -> SessionReport:
         success=result.success,
         stop_reason=result.stop_reason,
         note=result.error,
+        warnings=list(result.warnings),
     )
 
 
@@ -88,6 +95,12 @@ def render_markdown(report: SessionReport) -> str:
     ]
     if report.applied is not None:
         lines.append(f"**Edit applied:** {'yes' if report.applied else 'no'}")
+    if report.isolation:
+        lines.append(f"**Isolation:** {report.isolation}")
+    if report.isolation_warning:
+        lines += ["", f"> **Warning:** {report.isolation_warning}"]
+    for warning in report.warnings:
+        lines += ["", f"> **Warning:** {warning}"]
     if report.note:
         lines += ["", f"> {report.note}"]
     if report.explanation:

@@ -9,13 +9,21 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from threading import Event
+from typing import Any, BinaryIO, TypeVar, cast
 
 import attrs
-from lsprotocol.types import PublishDiagnosticsParams, TextDocumentSyncKind
+from lsprotocol.types import (
+    MessageType,
+    PublishDiagnosticsParams,
+    ShowMessageParams,
+    TextDocumentSyncKind,
+)
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 
 from selfdebug import __version__
@@ -24,8 +32,9 @@ from selfdebug.server.backends.settings import BackendSettings
 from selfdebug.server.lsp.configuration import SettingsCache
 from selfdebug.server.lsp.diagnostics import DiagnosticStore
 from selfdebug.server.lsp.jobs import TestPlan
-from selfdebug.server.lsp.protocol import AnsweringProtocol
+from selfdebug.server.lsp.protocol import INTERNAL_ERROR, AnsweringProtocol
 from selfdebug.server.lsp.runners import RunnerPool
+from selfdebug.server.lsp.transport import read_messages
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -105,6 +114,33 @@ class SelfDebugServer(LanguageServer):
                     diagnostics=self.diagnostics.for_uri(uri),
                     version=document.version if document else None,
                 )
+            )
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio with our framing (transport.py: -32700 answers, resynchronising)."""
+        from pygls.io_ import StdinAsyncReader, StdoutWriter
+
+        self._stop_event = Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        protocol = cast(AnsweringProtocol, self.protocol)
+        protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(read_messages(reader, protocol, self._stop_event))
+        except BrokenPipeError:
+            logger.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Errors outside a request: logged in full; the user sees one fixed sentence once."""
+        logger.error("server error (%s): %r", getattr(source, "__name__", source), error)
+        if source is FeatureRequestError:
+            return  # the request's own answer says it
+        if self.settings_cache.first_time("internal error"):
+            self.window_show_message(
+                ShowMessageParams(type=MessageType.Error, message=f"selfdebug: {INTERNAL_ERROR}")
             )
 
     def close(self) -> None:

@@ -72,6 +72,9 @@ class ServerSettings:
     run_on_save: bool = False
     show_report: bool = False
     python_path: str = ""  # the project's interpreter; "" = the server's own
+    # Machine-scoped (see `machine_scoped`): a workspace can neither weaken nor grant them.
+    require_sandbox: bool = False  # refuse to run tests without bubblewrap
+    trusted_workspace: bool = False  # the client says the user trusts this workspace
 
 
 def camel_case(name: str) -> str:
@@ -167,6 +170,20 @@ def structure_settings(*layers: Mapping[str, Any] | None) -> SettingsResult:
     return SettingsResult(ServerSettings(**values), problems)
 
 
+def machine_scoped(client: ServerSettings, merged: ServerSettings) -> ServerSettings:
+    """Apply the two settings a workspace must not control. `client` is structured from the
+    client's own layer (`initializationOptions`: the editor's user/machine settings, VS Code's
+    workspace trust); `merged` adds the per-folder `workspace/configuration` answer, which a
+    cloned repository can influence (`.vscode/settings.json`). So `requireSandbox` is on when any
+    layer turns it on, and `trustedWorkspace` only when the client grants it and no folder
+    layer withdraws it."""
+    return attrs.evolve(
+        merged,
+        require_sandbox=client.require_sandbox or merged.require_sandbox,
+        trusted_workspace=client.trusted_workspace and merged.trusted_workspace,
+    )
+
+
 def unstructure_settings(settings: ServerSettings) -> dict[str, Any]:
     """The camelCase JSON form (what the editors' settings schema documents)."""
     return {camel_case(k): v for k, v in attrs.asdict(settings).items()}
@@ -190,7 +207,9 @@ def runner_settings(settings: ServerSettings) -> RunnerSettings:
 
     return RunnerSettings(
         interpreter=settings.python_path or None,
+        trust_project=settings.trusted_workspace,
         isolation=cast("IsolationMode", settings.isolation),  # validated by the field above
+        require_sandbox=settings.require_sandbox,
         test_timeout_s=settings.test_timeout,
     )
 

@@ -20,6 +20,7 @@ from tree_sitter import Language, Node, Parser
 
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner.runner import CollectedItem, ProjectRunner
+from selfdebug.server.runner.safe_read import UnreadableFile, read_regular, read_regular_text
 from selfdebug.server.runner.settings import RunnerSettings
 from selfdebug.server.runner.shadow import is_skipped_dir
 
@@ -83,7 +84,7 @@ def make_target(project_root: Path, file: Path, qualname: str) -> Target:
     top = parts[0]
     is_class = False
     try:
-        tree = _parser().parse(file.read_bytes())
+        tree = _parser().parse(read_regular(file))
         for node in tree.root_node.named_children:
             definition = node.child_by_field_name("definition") or node
             if _text(definition.child_by_field_name("name")) == top:
@@ -247,7 +248,7 @@ def _definitions(root: Node) -> Iterator[tuple[list[str], Node, Node]]:
 
 def _rank_file(path: Path, items: list[CollectedItem], target: Target) -> list[TestCandidate]:
     try:
-        source = path.read_bytes()
+        source = read_regular(path)
     except OSError:
         return []
     root = _parser().parse(source).root_node
@@ -341,8 +342,7 @@ def likely_test_files(project_root: Path, target: Target) -> list[str]:
                 continue
             path = os.path.join(directory, name)
             try:
-                with open(path, "rb") as handle:
-                    text = handle.read()
+                text = read_regular(path)  # never a committed link to /dev/zero or a FIFO
             except OSError:
                 continue
             if all(needle in text for needle in needles):
@@ -353,7 +353,9 @@ def likely_test_files(project_root: Path, target: Target) -> list[str]:
 def _mentions(path: str, target: Target) -> bool:
     """Whether a file that failed to collect may hold tests of the target."""
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = read_regular_text(path)
+    except UnreadableFile:
+        return False
     except OSError:
         return True
     return target.name in text or (target.method is not None and target.method in text)

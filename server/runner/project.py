@@ -1,7 +1,15 @@
 """Where a project starts and which Python runs its tests.
 
 Tests must run with the project's own interpreter (its dependencies, its pytest plugins), so we
-look for the project's virtualenv before falling back to the interpreter running selfdebug.
+look for the project's virtualenv before falling back to the interpreter running selfdebug. But
+a `.venv/bin/python` committed to a cloned repository is the repository's own program: it is
+used only once the user trusts the project (`trusted`: VS Code's workspace trust or the
+`trustedWorkspace` setting forwarded by the client, `--trust-project` on the command line), and
+even then every start of it, the pytest probe included, runs inside the same sandbox and
+allowlisted environment as the tests (the runner passes the probe runner in).
+
+The project root never climbs above its `boundary` (the workspace folder, or the current
+directory for the CLI): a home directory with a `.git` must not become the project.
 """
 
 from __future__ import annotations
@@ -9,6 +17,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,21 +25,36 @@ ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.in
 VENV_DIRS = (".venv", "venv", "env", ".env")
 
 
-def find_project_root(file: Path | str) -> Path:
+def find_project_root(file: Path | str, boundary: Path | str | None = None) -> Path:
     """The nearest ancestor directory of `file` holding a project marker (pyproject.toml,
-    setup.cfg, setup.py, pytest.ini, tox.ini or .git); the file's own directory when none."""
+    setup.cfg, setup.py, pytest.ini, tox.ini or .git), never above `boundary`; without a marker,
+    `boundary` itself. Without a boundary the climb stops below the home directory and `/`, and
+    the file's own directory is the fallback."""
     path = Path(file).resolve()
     start = path if path.is_dir() else path.parent
+    limit = Path(boundary).resolve() if boundary is not None else None
+    if limit is not None and not (start == limit or limit in start.parents):
+        limit = None  # the file is not under the boundary: the caller refuses or decides
+    stop = {Path("/"), Path.home().resolve()} if limit is None else set()
     for directory in (start, *start.parents):
+        if directory in stop:
+            break
         if any((directory / marker).exists() for marker in ROOT_MARKERS):
             return directory
+        if directory == limit:
+            return limit
     return start
 
 
-def resolve_interpreter(project_root: Path, configured: str | None) -> Path:
-    """The configured interpreter, else the project's virtualenv python, else our own."""
-    if configured:
-        return Path(configured)
+def cli_boundary(file: Path | str, cwd: Path | str | None = None) -> Path | None:
+    """The CLI's boundary: the current directory when `file` is under it, else none."""
+    here = Path(cwd or Path.cwd()).resolve()
+    path = Path(file).resolve()
+    return here if here in path.parents else None
+
+
+def project_interpreter(project_root: Path) -> Path | None:
+    """The project's own virtualenv python (.venv, venv, env, .env), if it has one."""
     for name in VENV_DIRS:
         for candidate in (
             project_root / name / "bin" / "python",
@@ -38,7 +62,41 @@ def resolve_interpreter(project_root: Path, configured: str | None) -> Path:
         ):
             if candidate.is_file() and os.access(candidate, os.X_OK):
                 return candidate
-    return Path(sys.executable)
+    return None
+
+
+@dataclass(frozen=True)
+class InterpreterChoice:
+    path: Path
+    note: str = ""  # why the project's own interpreter was passed over ("" when it was not)
+
+
+def resolve_interpreter(
+    project_root: Path, configured: str | None, *, trusted: bool = False
+) -> InterpreterChoice:
+    """The configured interpreter, else the project's virtualenv python, else our own. An
+    interpreter inside the project (found or configured) is used only when `trusted`."""
+    root = Path(project_root).resolve()
+    if configured:
+        path = Path(configured)
+        inside = root == path.absolute() or root in path.absolute().parents
+        if trusted or not inside:
+            return InterpreterChoice(path)
+        return InterpreterChoice(Path(sys.executable), _untrusted_note(path))
+    found = project_interpreter(root)
+    if found is None:
+        return InterpreterChoice(Path(sys.executable))
+    if trusted:
+        return InterpreterChoice(found)
+    return InterpreterChoice(Path(sys.executable), _untrusted_note(found))
+
+
+def _untrusted_note(path: Path) -> str:
+    return (
+        f"the project's interpreter {path} was not used because the project is not trusted; "
+        "tests ran with selfdebug's own Python. Trust the workspace in the editor (or pass "
+        "--trust-project) to use it."
+    )
 
 
 @dataclass(frozen=True)
@@ -70,12 +128,16 @@ _PROBE = (
 _working: dict[Path, InterpreterInfo] = {}
 
 
-def inspect_interpreter(path: Path) -> InterpreterInfo:
+ProbeRunner = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
+
+
+def inspect_interpreter(path: Path, run_probe: ProbeRunner) -> InterpreterInfo:
     """Whether the interpreter runs and has pytest (and pytest-timeout); a working one is checked
-    once, a failing one every time (the check costs one interpreter start)."""
+    once, a failing one every time (the check costs one interpreter start). `run_probe` runs the
+    command the way tests run (sandbox, environment, limits): it is the project's program."""
     info = _working.get(path)
     if info is None:
-        info = _check_interpreter(path)
+        info = _check_interpreter(path, run_probe)
         if info.ok:
             _working[path] = info
     return info
@@ -86,18 +148,12 @@ def forget_interpreters() -> None:
     _working.clear()
 
 
-def _check_interpreter(path: Path) -> InterpreterInfo:
+def _check_interpreter(path: Path, run_probe: ProbeRunner) -> InterpreterInfo:
     install_hint = f"install it with: {path} -m pip install pytest pytest-timeout"
     if not path.exists():
         return InterpreterInfo(path, False, problem=f"interpreter {path} does not exist")
     try:
-        completed = subprocess.run(
-            [str(path), "-I", "-c", _PROBE],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            stdin=subprocess.DEVNULL,
-        )
+        completed = run_probe([str(path), "-I", "-c", _PROBE])
     except (OSError, subprocess.TimeoutExpired) as error:
         return InterpreterInfo(path, False, problem=f"cannot run interpreter {path}: {error}")
     words = completed.stdout.split()

@@ -15,6 +15,7 @@ import os
 import selectors
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -26,7 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.runner.project import inspect_interpreter, resolve_interpreter
+from selfdebug.server.runner.project import (
+    InterpreterInfo,
+    inspect_interpreter,
+    resolve_interpreter,
+)
 from selfdebug.server.runner.results import (
     Frame,
     ProbeRecord,
@@ -40,9 +45,12 @@ from selfdebug.server.runner.sandbox import (
     bwrap_command,
     bwrap_path,
     choose_isolation,
+    isolation_warning,
+    keep_paths,
+    protect_own_environ,
 )
 from selfdebug.server.runner.settings import RunnerSettings
-from selfdebug.server.runner.shadow import ShadowCopy
+from selfdebug.server.runner.shadow import ShadowCopy, ShadowTooLarge
 
 PLUGIN_MODULE = "_selfdebug_pytest_plugin_v1"
 LAUNCHER_FILE = "_selfdebug_launcher_v1.py"
@@ -161,21 +169,37 @@ class ProjectRunner:
     def __init__(self, project_root: Path | str, settings: RunnerSettings | None = None) -> None:
         self.project_root = Path(project_root).resolve()
         self.settings = settings or RunnerSettings()
-        self.interpreter = resolve_interpreter(self.project_root, self.settings.interpreter)
-        self.isolation = choose_isolation(self.settings.isolation)
+        choice = resolve_interpreter(
+            self.project_root, self.settings.interpreter, trusted=self.settings.trust_project
+        )
+        self.interpreter = choice.path
+        self.interpreter_note = choice.note  # the project's own python, passed over untrusted
+        self.isolation = choose_isolation(
+            self.settings.isolation, require_sandbox=self.settings.require_sandbox
+        )
+        # Said to the user by every front end ("" under bubblewrap).
+        self.isolation_warning = isolation_warning(self.isolation)
+        if self.isolation != "bwrap":
+            protect_own_environ()  # our /proc/<pid>/environ holds API keys; tests are not sealed
         self._base = Path(tempfile.mkdtemp(prefix="selfdebug-run-"))
         self._tools = self._base / "tools"
         self._tools.mkdir()
         here = Path(__file__).parent
         shutil.copyfile(here / f"{PLUGIN_MODULE}.py", self._tools / f"{PLUGIN_MODULE}.py")
         shutil.copyfile(here / LAUNCHER_FILE, self._tools / LAUNCHER_FILE)
-        self.shadow = ShadowCopy(self.project_root, self._base / "shadow")
+        self.shadow = ShadowCopy(
+            self.project_root, self._base / "shadow", cap_bytes=self.settings.shadow_cap_bytes
+        )
         self._lock = threading.Lock()
         self._counter = itertools.count()
         # Temp files go away with the runner even when close() is forgotten.
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._base, ignore_errors=True)
 
     # -- public API -----------------------------------------------------------------------------
+    def interpreter_info(self) -> InterpreterInfo:
+        """Whether the chosen interpreter runs and has pytest (probed inside the sandbox)."""
+        return inspect_interpreter(self.interpreter, self._probe)
+
     def run(
         self,
         nodeids: Sequence[str],
@@ -188,12 +212,17 @@ class ProjectRunner:
         """Run `nodeids` (pytest node ids relative to the project root) and report each test."""
         started = time.monotonic()
         deadline = started + timeout_s if timeout_s else None
-        info = inspect_interpreter(self.interpreter)
+        notes = [self.interpreter_note] if self.interpreter_note else []
+        try:
+            with self._lock:
+                self.shadow.sync()
+        except ShadowTooLarge as too_large:
+            return RunResult([], self.isolation, 0.0, error=str(too_large), notes=notes)
+        info = inspect_interpreter(self.interpreter, self._probe)
         if not info.ok:
-            return RunResult([], self.isolation, 0.0, error=info.problem)
+            return RunResult([], self.isolation, 0.0, error=info.problem, notes=notes)
         if not nodeids:
-            return RunResult([], self.isolation, 0.0, error="no tests to run")
-        notes = []
+            return RunResult([], self.isolation, 0.0, error="no tests to run", notes=notes)
         if not info.has_timeout_plugin:
             notes.append(
                 f"pytest-timeout is not installed in {self.interpreter}: hung tests are stopped"
@@ -223,7 +252,12 @@ class ProjectRunner:
         overrides: Mapping[Path, str] | None = None,
     ) -> CollectResult:
         """pytest's own collection (`--collect-only`) of `paths` (default: the whole project)."""
-        info = inspect_interpreter(self.interpreter)
+        try:
+            with self._lock:
+                self.shadow.sync()
+        except ShadowTooLarge as too_large:
+            return CollectResult([], [], self.isolation, error=str(too_large))
+        info = inspect_interpreter(self.interpreter, self._probe)
         if not info.ok:
             return CollectResult([], [], self.isolation, error=info.problem)
         deadline = time.monotonic() + timeout_s if timeout_s else None
@@ -417,17 +451,8 @@ class ProjectRunner:
         options = self._pytest_options(timeout_plugin, explicit_timeout_plugin=explicit)
         pytest_argv = [str(self.interpreter), "-m", "pytest", *options]
         pytest_argv += list(args)
-        launcher = [str(self.interpreter), "-I", "-S", str(self._tools / LAUNCHER_FILE)]
-        launcher.append(json.dumps({"limits": self._limits(), "argv": pytest_argv}))
-        if self.isolation == "bwrap":
-            bwrap = bwrap_path()
-            assert bwrap
-            command = bwrap_command(
-                bwrap, writable=[self.shadow.root, run_dir], readonly=[], cwd=self.shadow.root,
-                argv=launcher,
-            )  # fmt: skip
-        else:
-            command = launcher
+        readonly = [Path(p) for p in python_path]
+        command = self._sealed(pytest_argv, run_dir, readonly)
         try:
             process = subprocess.Popen(
                 command,
@@ -455,6 +480,55 @@ class ProjectRunner:
                 probe_out.extend(_JsonlTail(probe_log).read_new())
             shutil.rmtree(run_dir, ignore_errors=True)
         return session
+
+    def _sealed(self, argv: list[str], run_dir: Path, readonly: Sequence[Path]) -> list[str]:
+        """`argv` behind our launcher (limits; Landlock in the fallback) and, when available,
+        bubblewrap. The launcher runs in OUR interpreter, so the restrictions are in place before
+        the project's interpreter (the repository's own program) starts."""
+        config: dict[str, Any] = {"limits": self._limits(), "argv": argv}
+        if self.isolation != "bwrap":
+            config["landlock"] = [str(self.shadow.root), str(run_dir)]
+        launcher = [sys.executable, "-I", "-S", str(self._tools / LAUNCHER_FILE)]
+        launcher.append(json.dumps(config))
+        if self.isolation != "bwrap":
+            return launcher
+        bwrap = bwrap_path()
+        assert bwrap
+        return bwrap_command(
+            bwrap,
+            writable=[self.shadow.root, run_dir],
+            readonly=[self._tools, self.project_root, *readonly],
+            keep=keep_paths([self.interpreter, Path(sys.executable)]),
+            cwd=self.shadow.root,
+            argv=launcher,
+        )
+
+    def _probe(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        """Run an interpreter check exactly as tests run: sealed, allowlisted env, limits."""
+        run_dir = self._base / f"probe-{next(self._counter)}"
+        (run_dir / "home").mkdir(parents=True)
+        (run_dir / "tmp").mkdir()
+        env = build_env(
+            home=run_dir / "home",
+            tmp=run_dir / "tmp",
+            interpreter=self.interpreter,
+            python_path=[],
+            ours={},
+            passthrough=self.settings.env_passthrough,
+        )
+        try:
+            return subprocess.run(
+                self._sealed(argv, run_dir, []),
+                cwd=run_dir,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        finally:
+            shutil.rmtree(run_dir, ignore_errors=True)
 
     def _pytest_options(self, timeout_plugin: bool, *, explicit_timeout_plugin: bool) -> list[str]:
         options = ["-p", "no:cacheprovider", "-p", PLUGIN_MODULE, "--capture=tee-sys", "-q"]

@@ -2,9 +2,16 @@
 
 Two modes. `bwrap`: bubblewrap with every namespace unshared (no network, a private pid
 namespace that dies with its first process), a read-only root and only the shadow copy and the
-run's temp dir writable. `rlimits` (fallback where bubblewrap cannot run): a new session plus
-resource limits; processes are found for killing through a marker in their environment, because
-a grandchild that calls setsid() leaves the process group.
+run's temp dir writable; `$HOME` and other credential paths are hidden behind empty tmpfs mounts
+(the project and the interpreters' own folders are mounted back, read-only), so a test or a model
+candidate cannot read `~/.ssh` and raise it into the next prompt. `rlimits` (fallback where
+bubblewrap cannot run): a new session plus resource limits, Landlock (where the kernel has it)
+so that only the run's folders are writable, an allowlisted environment, and our own process made
+non-dumpable so a test cannot read the server's `/proc/<pid>/environ` (API keys). It is NOT a
+sandbox: reads and the network stay open, which is why it is announced everywhere
+(`isolation_warning`) and refused when `requireSandbox` is set. Processes are found for killing
+through a marker in their environment, because a grandchild that calls setsid() leaves the
+process group.
 """
 
 from __future__ import annotations
@@ -22,6 +29,23 @@ from pathlib import Path
 
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT")
 
+# Hidden inside bubblewrap even when they are not under $HOME (directories get an empty tmpfs,
+# files /dev/null). The variables name credential files that may live anywhere.
+CREDENTIAL_PATHS = ("/root", "/run/secrets", "/var/run/secrets", "/etc/shadow", "/etc/gshadow")
+CREDENTIAL_ENV = (
+    "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "GOOGLE_APPLICATION_CREDENTIALS",
+    "KUBECONFIG", "DOCKER_CONFIG", "NETRC", "GNUPGHOME", "PGPASSFILE", "AZURE_CONFIG_DIR",
+)  # fmt: skip
+# Hidden again when a project or interpreter folder brings part of $HOME back into view.
+HOME_CREDENTIALS = (
+    ".ssh", ".aws", ".config", ".gnupg", ".netrc", ".docker", ".kube", ".azure",
+    ".git-credentials", ".pypirc", ".npmrc", ".local/share/keyrings", ".password-store",
+)  # fmt: skip
+
+
+class SandboxUnavailable(RuntimeError):
+    """A sandbox was required (isolation "bwrap" or requireSandbox) but cannot run here."""
+
 
 @functools.lru_cache(maxsize=1)
 def bwrap_path() -> str | None:
@@ -38,15 +62,175 @@ def bwrap_path() -> str | None:
     return path if completed.returncode == 0 else None
 
 
-def choose_isolation(requested: str) -> str:
-    """'bwrap' or 'rlimits' for a requested mode (auto|bwrap|rlimits)."""
+def choose_isolation(requested: str, *, require_sandbox: bool = False) -> str:
+    """'bwrap' or 'rlimits' for a requested mode (auto|bwrap|rlimits). With `require_sandbox`
+    the fallback is refused (SandboxUnavailable), whatever was requested."""
+    if require_sandbox and requested == "rlimits":
+        raise SandboxUnavailable(
+            "a sandbox is required (requireSandbox) but isolation is set to rlimits"
+        )
     if requested == "rlimits":
         return "rlimits"
     if bwrap_path():
         return "bwrap"
-    if requested == "bwrap":
-        raise RuntimeError("bubblewrap was requested but cannot create a sandbox on this machine")
+    if requested == "bwrap" or require_sandbox:
+        why = "was requested" if requested == "bwrap" else "is required (requireSandbox)"
+        raise SandboxUnavailable(
+            f"a bubblewrap sandbox {why} but cannot run on this machine. "
+            + bubblewrap_install_hint()
+        )
     return "rlimits"
+
+
+def bubblewrap_install_hint() -> str:
+    """How to get a working bubblewrap here (for `selfdebug doctor` and our error messages)."""
+    if shutil.which("bwrap"):
+        return (
+            "bwrap is installed but cannot create a sandbox: unprivileged user namespaces are "
+            "blocked (on Ubuntu 23.10+ allow them for bwrap with an AppArmor profile, or run "
+            "`sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0`; elsewhere check "
+            "`sysctl kernel.unprivileged_userns_clone user.max_user_namespaces`)."
+        )
+    ids = _os_release_ids()
+    commands = (
+        (("debian", "ubuntu"), "sudo apt install bubblewrap"),
+        (("fedora", "rhel", "centos"), "sudo dnf install bubblewrap"),
+        (("arch",), "sudo pacman -S bubblewrap"),
+        (("opensuse", "suse"), "sudo zypper install bubblewrap"),
+        (("alpine",), "sudo apk add bubblewrap"),
+    )
+    for names, command in commands:
+        if ids & set(names):
+            return f"Install bubblewrap: `{command}`."
+    return (
+        "Install bubblewrap (package `bubblewrap`: apt, dnf, pacman, zypper and apk all carry "
+        "it), then check `bwrap --ro-bind / / true` works as your user."
+    )
+
+
+def _os_release_ids() -> set[str]:
+    try:
+        text = Path("/etc/os-release").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    ids: set[str] = set()
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        if key in ("ID", "ID_LIKE"):
+            ids.update(value.strip().strip('"').lower().split())
+    return ids
+
+
+@functools.lru_cache(maxsize=1)
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: none, or not Linux). Checked once."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        version = libc.syscall(LANDLOCK_CREATE_RULESET, None, 0, 1)  # ..._VERSION flag
+    except (OSError, AttributeError):
+        return 0
+    return max(int(version), 0)
+
+
+LANDLOCK_CREATE_RULESET = 444  # the same number on every Linux architecture
+
+
+def isolation_warning(isolation: str) -> str:
+    """One sentence for the user when tests run without a sandbox ("" under bubblewrap)."""
+    if isolation == "bwrap":
+        return ""
+    writes = (
+        "writes are limited to the run's folders by Landlock"
+        if landlock_abi()
+        else "they can also write anywhere you can"
+    )
+    return (
+        "tests and model candidates run WITHOUT a sandbox (bubblewrap unavailable): they can "
+        f"read your files and reach the network; {writes}. {bubblewrap_install_hint()}"
+    )
+
+
+def protect_own_environ() -> None:
+    """Make this process non-dumpable, so a test (same user) cannot read our
+    /proc/<pid>/environ, which holds the API keys. Children get it back at exec."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
+def keep_paths(interpreters: Iterable[Path]) -> list[Path]:
+    """Folders an interpreter needs to start (its venv, the Python it was made from)."""
+    kept: list[Path] = []
+    for interpreter in interpreters:
+        venv = interpreter.parent.parent
+        kept.append(venv)
+        with contextlib.suppress(OSError):
+            kept.append(interpreter.resolve().parent.parent)
+        cfg = venv / "pyvenv.cfg"
+        with contextlib.suppress(OSError):
+            for line in cfg.read_text(encoding="utf-8", errors="replace").splitlines():
+                key, _, value = line.partition("=")
+                if key.strip() == "home" and value.strip():
+                    kept.append(Path(value.strip()).parent)
+    return list(dict.fromkeys(p for p in kept if p != Path("/")))
+
+
+@dataclass(frozen=True)
+class Masks:
+    """What bubblewrap hides, in mount order: `hidden` folders get an empty tmpfs, `back` are
+    mounted again read-only over them, then `inner` folders (credentials a kept folder brought
+    back) get a tmpfs and `files` are replaced by /dev/null."""
+
+    hidden: list[Path]
+    back: list[Path]
+    inner: list[Path]
+    files: list[Path]
+
+
+def masked_paths(
+    keep: Iterable[Path], *, home: str | None = None, environ: Mapping[str, str] | None = None
+) -> Masks:
+    """Hide `$HOME` and the credential paths; mount the `keep` paths inside them back; hide the
+    usual credential folders again where a kept folder brings them into view (a project at ~)."""
+    environ = os.environ if environ is None else environ
+    home = home if home is not None else environ.get("HOME") or os.path.expanduser("~")
+    candidates = [home, *CREDENTIAL_PATHS]
+    candidates += [environ[name] for name in CREDENTIAL_ENV if environ.get(name)]
+    dirs: list[Path] = []
+    files: list[Path] = []
+    for text in candidates:
+        path = Path(text)
+        if not path.is_absolute() or path == Path("/"):
+            continue
+        if path.is_dir():
+            dirs.append(path)
+        elif path.is_file():
+            files.append(path)
+    back = [Path(p) for p in keep if Path(p).exists() and any(_under(Path(p), d) for d in dirs)]
+    inner = [d for d in dirs if any(_under(d, b) and d != b for b in back)]
+    for folder in back:
+        for name in HOME_CREDENTIALS:
+            path = Path(home) / name
+            if _under(path, folder) and path != folder:
+                if path.is_dir():
+                    inner.append(path)
+                elif path.is_file():
+                    files.append(path)
+    return Masks(
+        hidden=list(dict.fromkeys(dirs)),
+        back=list(dict.fromkeys(back)),
+        inner=list(dict.fromkeys(inner)),
+        files=list(dict.fromkeys(files)),
+    )
+
+
+def _under(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
 def build_env(
@@ -79,10 +263,29 @@ def build_env(
 
 
 def bwrap_command(
-    bwrap: str, *, writable: Iterable[Path], readonly: Iterable[Path], cwd: Path, argv: list[str]
+    bwrap: str,
+    *,
+    writable: Iterable[Path],
+    readonly: Iterable[Path],
+    cwd: Path,
+    argv: list[str],
+    keep: Iterable[Path] = (),
+    home: str | None = None,
 ) -> list[str]:
+    """The bubblewrap command line: read-only root, credentials hidden (`masked_paths`), `keep`
+    and `readonly` mounted back read-only, `writable` bound read-write (last, so they win)."""
+    writable, readonly = list(writable), list(readonly)
+    masks = masked_paths([*keep, *readonly], home=home)
     command = [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"]
     command += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
+    for path in masks.hidden:
+        command += ["--tmpfs", str(path)]
+    for path in masks.back:
+        command += ["--ro-bind", str(path), str(path)]
+    for path in masks.inner:
+        command += ["--tmpfs", str(path)]
+    for path in masks.files:
+        command += ["--ro-bind", "/dev/null", str(path)]
     for path in readonly:
         command += ["--ro-bind", str(path), str(path)]
     for path in writable:

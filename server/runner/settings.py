@@ -17,7 +17,10 @@ class RunnerSettings:
     """
 
     interpreter: str | None = None  # None: the project's .venv/venv, else sys.executable
+    trust_project: bool = False  # the project's own interpreter may run (the user trusts it)
     isolation: IsolationMode = "auto"  # auto: bubblewrap when it works here, else rlimits
+    require_sandbox: bool = False  # refuse to run without bubblewrap (no rlimits fallback)
+    shadow_cap_bytes: int = 512 * 1024 * 1024  # the shadow copy's total size
     test_timeout_s: float = 10.0  # per test (setup + call + teardown)
     grace_s: float = 0.4  # watchdog slack after pytest-timeout should have fired
     startup_timeout_s: float = 60.0  # interpreter start + collection, and time between tests

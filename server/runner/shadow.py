@@ -4,6 +4,11 @@ Kept across runs: each `sync()` rewrites only files whose source changed (mtime 
 repairs anything a test changed or created in the copy, so every run starts from the user's tree
 exactly. `overrides` (a candidate fix, an instrumented file, an unsaved buffer) are written for
 one run and undone afterwards.
+
+Bounded: a file that is a symlink to somewhere outside the project (a committed link to
+`~/.ssh/id_rsa`) or not a regular file is not copied, and the copy as a whole is capped
+(`ShadowTooLarge`, with a message that says what to do), so a project root that turned out to be
+a home directory fails clearly instead of copying it.
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ MAX_FILE_BYTES = 50 * 1024 * 1024
 COPY_WORKERS = 8
 
 Signature = tuple[int, int]  # (mtime_ns, size)
+
+
+class ShadowTooLarge(RuntimeError):
+    """The project holds more than the shadow copy's cap."""
 
 
 @dataclass
@@ -79,8 +88,11 @@ def _walk(
 class ShadowCopy:
     """A copy of `project_root` under a temp dir; `root` is the copy's project root."""
 
-    def __init__(self, project_root: Path, base_dir: Path | None = None) -> None:
+    def __init__(
+        self, project_root: Path, base_dir: Path | None = None, *, cap_bytes: int | None = None
+    ) -> None:
         self.project_root = Path(project_root).resolve()
+        self.cap_bytes = cap_bytes
         self._own_base = base_dir is None
         base = Path(base_dir) if base_dir else Path(tempfile.mkdtemp(prefix="selfdebug-shadow-"))
         # Keep the project's directory name so paths in messages read naturally.
@@ -110,6 +122,7 @@ class ShadowCopy:
     def _scan_user(self) -> tuple[dict[str, tuple[str, Signature]], set[str]]:
         files: dict[str, tuple[str, Signature]] = {}
         dirs: set[str] = set()
+        total = 0
         for rel, entry in _walk(
             self.project_root, descend=lambda e: not is_skipped_dir(e.path), dirs=dirs
         ):
@@ -118,11 +131,25 @@ class ShadowCopy:
             try:
                 st = entry.stat(follow_symlinks=True)  # a symlinked file is copied as content
                 is_file = entry.is_file(follow_symlinks=True)
+                if entry.is_symlink() and not self._inside(os.path.realpath(entry.path)):
+                    continue  # a link out of the project (~/.ssh/id_rsa, /dev/zero)
             except OSError:
                 continue
             if is_file and st.st_size <= MAX_FILE_BYTES:
                 files[rel] = (entry.path, (st.st_mtime_ns, st.st_size))
+                total += st.st_size
+                if self.cap_bytes is not None and total > self.cap_bytes:
+                    raise ShadowTooLarge(
+                        f"the project {self.project_root} holds more than "
+                        f"{self.cap_bytes / 2**20:.0f} MiB of files to copy for the test runs; "
+                        "open the project's own folder (or add a pyproject.toml at its root) so "
+                        "a smaller root is chosen"
+                    )
         return files, dirs
+
+    def _inside(self, real: str) -> bool:
+        root = str(self.project_root)
+        return real == root or real.startswith(root + os.sep)
 
     def _scan_copy(self) -> tuple[dict[str, Signature], set[str]]:
         files: dict[str, Signature] = {}

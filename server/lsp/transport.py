@@ -1,0 +1,105 @@
+"""Reading LSP messages from a byte stream: `Content-Length` framing that survives bad input.
+
+Why our own loop instead of pygls' `run_async`: there, a header it does not recognise or a
+missing `Content-Length` is skipped silently, so the next message's body is read as headers and
+its header line is swallowed with it; the stream can stay deaf from then on. Malformed JSON got no
+answer at all, and every nested object that looked like a JSON-RPC message was turned into one
+(a reply for an id the client never sent). Here:
+
+- headers are matched case-insensitively; a line that is not a header is reported with a -32700
+  Parse error (id null) and reading resynchronises at the next `Content-Length:`, even one in the
+  middle of a line (the tail of a body read as a header);
+- a body that is not JSON gets -32700; one that is JSON but not an object gets -32600;
+- only the top-level object is turned into a message (`protocol.receive`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Protocol
+
+logger = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 64 * 1024 * 1024  # larger bodies are read and dropped, with a -32700
+_CONTENT_LENGTH = re.compile(rb"content-length:", re.IGNORECASE)
+
+
+class Receiver(Protocol):
+    def receive(self, body: bytes) -> None: ...
+
+    def send_parse_error(self, message: str) -> None: ...
+
+
+async def read_messages(reader: Any, receiver: Receiver, stopped: Any = None) -> None:
+    """Feed every framed body to `receiver.receive` until end of stream (or `stopped` is set)."""
+    headers: dict[str, str] = {}
+    garbage = 0
+    while stopped is None or not stopped.is_set():
+        line = await reader.readline()
+        if not line:
+            return
+        if line.strip():
+            name, value, junk = _header(line)
+            garbage += junk
+            if name is None:
+                headers = {}  # a header block broken by junk: start afresh
+            else:
+                headers[name] = value
+            continue
+        if garbage:
+            receiver.send_parse_error(f"ignored {garbage} bytes that are not LSP headers")
+            garbage = 0
+        if not headers:
+            continue  # a stray blank line
+        length_text = headers.get("content-length", "")
+        headers = {}
+        if not length_text.isdigit():
+            receiver.send_parse_error(f"bad or missing Content-Length header ({length_text!r})")
+            continue
+        length = int(length_text)
+        body = await _read_body(reader, length)
+        if body is None:
+            return  # end of stream inside a body
+        if length > MAX_BODY_BYTES:
+            receiver.send_parse_error(f"message of {length} bytes is over the size limit")
+            continue
+        try:
+            receiver.receive(body)
+        except Exception:  # one bad message never stops the loop
+            logger.exception("handling a message failed")
+
+
+def _header(line: bytes) -> tuple[str | None, str, int]:
+    """(lower-case name, value, junk bytes before it); name None when the line holds none."""
+    match = _CONTENT_LENGTH.search(line)
+    if match and match.start() > 0:  # the tail of a body or junk, then a real header
+        junk = match.start()
+        line = line[junk:]
+    else:
+        junk = 0
+    name, sep, value = line.decode("ascii", "replace").partition(":")
+    name = name.strip().lower()
+    if not sep or not name or " " in name:
+        return None, "", junk + len(line)
+    return name, value.strip(), junk
+
+
+async def _read_body(reader: Any, length: int) -> bytes | None:
+    """`length` bytes (at most MAX_BODY_BYTES kept); None at end of stream."""
+    kept: list[bytes] = []
+    remaining = length
+    while remaining:
+        want = min(remaining, 1 << 20)
+        try:
+            chunk = await reader.readexactly(want)
+        except Exception as error:  # asyncio.IncompleteReadError at end of stream
+            if type(error).__name__ == "IncompleteReadError":
+                return None
+            raise
+        if not chunk:
+            return None
+        if length <= MAX_BODY_BYTES:
+            kept.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(kept)
