@@ -23,6 +23,7 @@ from lsprotocol.types import (
 )
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace.position_codec import PositionCodec
 
 from selfdebug.server.cancel import Cancelled
 from selfdebug.server.engine.request import default_wider_tests
@@ -223,7 +224,7 @@ async def _self_debug(
 
 
 def fix_workspace_edit(
-    snapshot: FunctionSnapshot, result: DebugResult, codec: Any
+    snapshot: FunctionSnapshot, result: DebugResult, codec: PositionCodec
 ) -> tuple[WorkspaceEdit, str]:
     """The confirmable, versioned edit of the fix and the function's new text (one edit for
     both ways of delivering it, so a reviewed proposal applies exactly what applyEdit would)."""
