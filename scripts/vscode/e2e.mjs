@@ -275,6 +275,9 @@ try {
     await step('open-file', async () => {
         await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'stats.py' }).click();
         await page.locator('.monaco-editor .view-line', { hasText: 'len(xs) + 1' }).waitFor();
+        // room for the review: the diff, its title (function + evidence) and its Accept/Discard buttons
+        await runCommand('View: Close Primary Side Bar');
+        await page.locator('.explorer-folders-view').waitFor({ state: 'hidden' });
     });
 
     await step('run-tests-diagnostic', async () => {
@@ -382,8 +385,6 @@ try {
         await runCommand('File: Revert File');
         await page.locator('.monaco-editor .view-line', { hasText: 'edited meanwhile' }).first().waitFor({ state: 'detached' });
         await runCommand('Notifications: Clear All Notifications');
-        await runCommand('View: Close Primary Side Bar'); // room for the diff side by side
-        await page.locator('.explorer-folders-view').waitFor({ state: 'hidden' });
     });
 
     await step('code-action-review', async () => {
@@ -397,6 +398,8 @@ try {
         if (fileOnDisk() !== original) {
             throw new Error('the file changed on disk before the fix was accepted');
         }
+        // the notification too, once its fade-in is over (the picture is the README's)
+        await page.locator('.notification-fade-in-done', { hasText: 'ready to review' }).first().waitFor();
         if (opts['docs-shot']) {
             await page.screenshot({ path: opts['docs-shot'] });
         }
