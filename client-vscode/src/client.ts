@@ -16,6 +16,8 @@ import { installCommand, preflight, preflightMessage, serverExecutable } from '.
 import { ProgressNotifications } from './progressNotification';
 import { parseSessionReport, SESSION_REPORT_METHOD } from './report';
 import { configurationFor, folderFor, readServerSettings } from './settings';
+import { SERVER_PROPOSE_FIX, SERVER_SELF_DEBUG } from './commands';
+import type { FixReview } from './fixReview';
 import type { ReportView } from './reportView';
 import type { SessionStatusBar } from './statusBar';
 
@@ -32,6 +34,7 @@ export class ServerController implements vscode.Disposable {
         private readonly output: vscode.LogOutputChannel,
         private readonly status: SessionStatusBar,
         private readonly reports: ReportView,
+        private readonly review: FixReview,
     ) {}
 
     /** Stop the running server (if any) and start a new one; calls never overlap. */
@@ -115,6 +118,16 @@ export class ServerController implements vscode.Disposable {
             revealOutputChannelOn: RevealOutputChannelOn.Never,
             initializationOptions: { selfdebug: readServerSettings() },
             middleware: {
+                // "Self-debug `f`" (a code action's command): ask for a proposal instead of an
+                // applied edit, and open it as a diff to accept or discard (fixReview.ts).
+                executeCommand: async (command, args, next) => {
+                    if (command !== SERVER_SELF_DEBUG) {
+                        return next(command, args);
+                    }
+                    const answer = await next(SERVER_PROPOSE_FIX, args);
+                    await this.review.open(answer);
+                    return answer;
+                },
                 workspace: {
                     // The server pulls section "selfdebug"; answer with expanded, camelCase settings.
                     configuration: async (params, token, next) => {

@@ -2,7 +2,8 @@
 import * as vscode from 'vscode';
 import type { ServerController } from './client';
 
-export const SERVER_SELF_DEBUG = 'selfdebug.selfDebug';
+export const SERVER_SELF_DEBUG = 'selfdebug.selfDebug'; // the fix arrives as workspace/applyEdit
+export const SERVER_PROPOSE_FIX = 'selfdebug.proposeFix'; // the same session; the fix comes back
 export const SERVER_RUN_TESTS = 'selfdebug.runTests';
 
 /**

@@ -1,7 +1,8 @@
 /** Entry point: wires the server, the commands, the status bar and the report view together. */
 import * as vscode from 'vscode';
 import { ServerController } from './client';
-import { runAtCursor, SERVER_RUN_TESTS, SERVER_SELF_DEBUG } from './commands';
+import { runAtCursor, SERVER_PROPOSE_FIX, SERVER_RUN_TESTS } from './commands';
+import { ACCEPT_COMMAND, DISCARD_COMMAND, FixReview } from './fixReview';
 import { onPythonInterpreterChanged } from './interpreter';
 import { ReportView } from './reportView';
 import { needsRestart, readInterpreterSetting } from './settings';
@@ -12,16 +13,22 @@ let server: ServerController | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
     const output = vscode.window.createOutputChannel('selfdebug', { log: true });
     const reports = new ReportView();
+    const review = new FixReview(reports);
     const status = new SessionStatusBar('selfdebug.showLastExplanation');
-    server = new ServerController(output, status, reports);
+    server = new ServerController(output, status, reports, review);
     const controller = server;
 
     context.subscriptions.push(
         output,
         reports,
+        review,
         status,
         controller,
-        vscode.commands.registerCommand('selfdebug.selfDebugAtCursor', () => runAtCursor(controller, SERVER_SELF_DEBUG)),
+        vscode.commands.registerCommand('selfdebug.selfDebugAtCursor', async () =>
+            review.open(await runAtCursor(controller, SERVER_PROPOSE_FIX)),
+        ),
+        vscode.commands.registerCommand(ACCEPT_COMMAND, () => review.accept()),
+        vscode.commands.registerCommand(DISCARD_COMMAND, () => review.discard()),
         vscode.commands.registerCommand('selfdebug.runTestsAtCursor', () => runAtCursor(controller, SERVER_RUN_TESTS)),
         vscode.commands.registerCommand('selfdebug.showLastExplanation', () => reports.show()),
         vscode.commands.registerCommand('selfdebug.restartServer', () => controller.restart('restart command')),

@@ -43,13 +43,32 @@ describe('package.json contributes', () => {
         assert.deepEqual(properties['selfdebug.backend'].enum, ['llama', 'openai']);
     });
 
-    test('the four commands are contributed', () => {
+    test('the six commands are contributed', () => {
         const commands = manifest.contributes.commands.map((c: { command: string; title: string }) => [c.command, c.title]);
         assert.deepEqual(commands, [
             ['selfdebug.selfDebugAtCursor', 'Self-debug function at cursor'],
             ['selfdebug.runTestsAtCursor', 'Run tests for function at cursor'],
             ['selfdebug.showLastExplanation', 'Show last explanation'],
             ['selfdebug.restartServer', 'Restart server'],
+            ['selfdebug.acceptFix', 'Accept fix'],
+            ['selfdebug.discardFix', 'Discard fix'],
         ]);
+    });
+
+    test('Accept and Discard: title buttons and shortcuts in the review diff only', () => {
+        const inReview = 'selfdebug.fixUnderReview && resourceScheme == selfdebug-fix';
+        const title = manifest.contributes.menus['editor/title'];
+        assert.deepEqual(
+            title.map((m: { command: string; when: string }) => [m.command, m.when]),
+            [['selfdebug.acceptFix', inReview], ['selfdebug.discardFix', inReview]],
+        );
+        const keys = manifest.contributes.keybindings.map((k: { command: string; key: string; when: string }) => [k.command, k.key, k.when]);
+        assert.deepEqual(keys, [
+            ['selfdebug.acceptFix', 'ctrl+enter', inReview],
+            ['selfdebug.discardFix', 'ctrl+backspace', inReview],
+        ]);
+        for (const command of manifest.contributes.commands.filter((c: { command: string }) => /Fix$/.test(c.command))) {
+            assert.match(command.icon, /^\$\(/, `${command.command} has an icon for the title bar`);
+        }
     });
 });

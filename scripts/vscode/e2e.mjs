@@ -5,14 +5,18 @@
 //
 // Installs the packaged extension into a fresh extensions folder, opens DIR (a copy of
 // tests/fixtures/vscode/project), and walks the user's path: open stats.py, "Run tests for
-// function at cursor" -> an error squiggle; "Self-debug function at cursor" -> a cancellable
-// progress notification, then the refactor preview -> Apply -> the fix is on disk; "Show last
-// explanation"; then a second session on `median` that is cancelled from the notification; a
-// missing interpreter set in .vscode/settings.json (restart -> a message with the install command);
-// back to the good one and "Restart server" -> the tests run again.
+// function at cursor" -> an error squiggle whose hover shows the failing call's inputs;
+// "Self-debug function at cursor" -> a cancellable progress notification, then the fix as a diff
+// editor (title: function + evidence, Accept/Discard buttons, a notification) -> Discard from the
+// notification -> file unchanged; again, typing in the file during the session -> the review opens
+// -> Ctrl+Enter (Accept) is refused with a message; revert; then the user's shortest path: Ctrl+.,
+// click "Self-debug `mean`" (click 1), click Accept in the diff's title (click 2) -> the fix is on
+// disk; "Show last explanation"; a session on `median` cancelled from the notification; a missing
+// interpreter set in .vscode/settings.json (restart -> a message with the install command); back
+// to the good one and "Restart server" -> the tests run again.
 // Every step waits for a selector or a condition (no fixed sleeps) and leaves a screenshot in
-// --out. Prints one JSON object: {ok, steps: [{name, seconds, screenshot}], wallSeconds, logs, error}.
-// Needs the tools from scripts/vscode/setup.sh (.tools/).
+// --out. Prints one JSON object: {ok, steps: [{name, seconds, screenshot}], clicks, wallSeconds,
+// logs, error}. Needs the tools from scripts/vscode/setup.sh.
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -34,6 +38,7 @@ const { values: opts } = parseArgs({
         tools: { type: 'string', default: process.env.SELFDEBUG_TOOLS_DIR ?? join(repoRoot, '.tools') },
         chromium: { type: 'string', default: '/usr/bin/chromium' },
         'keep-profile': { type: 'boolean', default: false },
+        'docs-shot': { type: 'string', default: '' }, // also save the review step's picture here
     },
 });
 if (!opts.workspace || !opts.python) {
@@ -49,7 +54,10 @@ const codeServer = join(opts.tools, 'node_modules', 'code-server', 'out', 'node'
 const STEP_TIMEOUT_MS = 120_000;
 const started = Date.now();
 const steps = [];
-const result = { ok: false, steps, wallSeconds: 0, logs: [], error: '' };
+// Clicks and keys the user needs from picking the code action to the fix on disk (counted as the
+// scenario performs them, in the 'code-action-review' and 'accepted' steps).
+const clicks = [];
+const result = { ok: false, steps, clicks, wallSeconds: 0, logs: [], error: '' };
 mkdirSync(opts.out, { recursive: true });
 for (const name of readdirSync(opts.out)) {
     if (/^\d\d-.*\.(png|html)$/.test(name)) {
@@ -179,7 +187,7 @@ function writeUserSettings(interpreter) {
         'extensions.autoCheckUpdates': false,
         'workbench.tips.enabled': false,
         'workbench.secondarySideBar.defaultVisibility': 'hidden',
-        'files.refactoring.autoSave': true,
+        'files.autoSave': 'off', // the desktop default (the web workbench saves after a delay)
         'selfdebug.interpreter': interpreter,
         'selfdebug.trace.server': 'messages', // the protocol in the extension's log, for failures
     };
@@ -267,6 +275,9 @@ try {
     await step('open-file', async () => {
         await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'stats.py' }).click();
         await page.locator('.monaco-editor .view-line', { hasText: 'len(xs) + 1' }).waitFor();
+        // room for the review: the diff, its title (function + evidence) and its Accept/Discard buttons
+        await runCommand('View: Close Primary Side Bar');
+        await page.locator('.explorer-folders-view').waitFor({ state: 'hidden' });
     });
 
     await step('run-tests-diagnostic', async () => {
@@ -275,30 +286,132 @@ try {
         await page.locator('.monaco-editor .squiggly-error').first().waitFor();
     });
 
+    const fileTab = page.locator('.tabs-container .tab', { hasText: 'stats.py' }).first();
+    const reviewTab = page.locator('.tabs-container .tab', { hasText: 'Self-debug fix for' });
+    const diffEditor = page.locator('.monaco-diff-editor');
+    const acceptButton = page.locator('.editor-actions .action-label[aria-label*="Accept fix"]').first();
+    const discardButton = page.locator('.editor-actions .action-label[aria-label*="Discard fix"]').first();
+    const offer = page.locator('.notifications-toasts .notification-toast', { hasText: 'ready to review' }).first();
+    const sessionToast = (name) =>
+        page.locator('.notifications-toasts .notification-toast', { hasText: `Self-debug \`${name}\`` }).first();
+
+    /** Click Accept/Discard in the review's notification (from the notification center once the toast has timed out). */
+    async function clickOffer(label) {
+        if (!(await offer.locator('.monaco-button', { hasText: label }).isVisible())) {
+            await runCommand('Notifications: Show Notifications');
+        }
+        const item = page.locator('.notification-list-item', { hasText: 'ready to review' }).first();
+        await item.locator('.monaco-button', { hasText: label }).click();
+    }
+
+    /** The review is on screen: a diff editor titled with the function and the evidence. */
+    async function reviewOpens(name) {
+        await reviewTab.filter({ hasText: `\`${name}\`: passes` }).first().waitFor();
+        await diffEditor.first().waitFor();
+        await page.locator('.monaco-diff-editor .view-line', { hasText: 'return sum(xs) / len(xs)' }).first().waitFor();
+        await acceptButton.waitFor();
+        await discardButton.waitFor();
+    }
+
+    await step('diagnostic-hover', async () => {
+        // the squiggle covers `def mean(xs):` (no frame inside the function): hover its text
+        await page.locator('.monaco-editor .view-line', { hasText: 'def mean(xs):' }).first().hover({ position: { x: 50, y: 8 } });
+        await page.locator('.monaco-hover', { hasText: 'inputs: mean([1, 3])' }).first().waitFor();
+        await page.keyboard.press('Escape');
+    });
+
     await step('self-debug-progress', async () => {
         await clickLine('len(xs) + 1');
         await runCommand('selfdebug: Self-debug function at cursor');
-        // The server's work-done progress: a notification with Cancel, and the phase in the status bar.
-        const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /self-?debug/i }).first();
-        await toast.locator('.monaco-button', { hasText: 'Cancel' }).waitFor();
-        await statusBar.filter({ hasText: /selfdebug: \S/ }).waitFor();
+        // The server's work-done progress: a notification with Cancel, and the turn, mode and
+        // step in the status bar.
+        await sessionToast('mean').locator('.monaco-button', { hasText: 'Cancel' }).waitFor();
+        await statusBar.filter({ hasText: /selfdebug: turn 1\/\d+, \w+ mode: / }).waitFor();
     });
 
-    await step('refactor-preview', async () => {
-        await page.locator('.bulk-edit-panel').waitFor();
-        await page.locator('.bulk-edit-panel .monaco-button', { hasText: 'Apply' }).first().waitFor();
+    await step('review-diff', async () => {
+        await reviewOpens('mean');
+        await offer.locator('.monaco-button', { hasText: 'Accept' }).waitFor();
+        if ((await reviewTab.count()) !== 1) {
+            throw new Error(`one review tab expected, found ${await reviewTab.count()}`);
+        }
+        // the model's explanation beside the diff (the report view's markdown preview)
+        const preview = page.frameLocator('iframe.webview').frameLocator('#active-frame');
+        await preview.locator('body', { hasText: opts['expect-explanation'] }).first().waitFor();
         if (fileOnDisk() !== original) {
-            throw new Error('the file changed on disk before the edit was accepted');
+            throw new Error('the file changed on disk before the fix was accepted');
         }
     });
 
-    await step('applied', async () => {
-        // Edits that need confirmation start unchecked: tick the file, then Apply.
-        await page.locator('.bulk-edit-panel .edit-checkbox').first().click();
-        await page.locator('.bulk-edit-panel .edit-checkbox.checked, .bulk-edit-panel .edit-checkbox[aria-checked="true"]').first().waitFor();
-        await page.locator('.bulk-edit-panel .monaco-button', { hasText: 'Apply' }).first().click();
-        await page.locator('.monaco-editor .view-line', { hasText: 'return sum(xs) / len(xs)' }).first().waitFor();
+    await step('discarded', async () => {
+        await clickOffer('Discard');
+        await reviewTab.first().waitFor({ state: 'detached' });
+        if (fileOnDisk() !== original) {
+            throw new Error('Discard changed the file on disk');
+        }
+        await fileTab.click();
+        await page.locator('.monaco-editor .view-line', { hasText: 'len(xs) + 1' }).first().waitFor();
+        if (await page.locator('.tabs-container .tab.dirty', { hasText: 'stats.py' }).count()) {
+            throw new Error('Discard changed the document');
+        }
+        await runCommand('Notifications: Clear All Notifications');
+    });
+
+    await step('stale-refused', async () => {
+        await clickLine('len(xs) + 1');
+        await runCommand('selfdebug: Self-debug function at cursor');
+        await sessionToast('mean').locator('.monaco-button', { hasText: 'Cancel' }).waitFor();
+        // the user types while the session runs: the document's version moves on
+        await clickLine('ordered = sorted(xs)');
+        await page.keyboard.press('End');
+        await page.keyboard.type('  # edited meanwhile');
+        await reviewOpens('mean');
+        await page.locator('.notifications-toasts .notification-toast', { hasText: 'Accept will be refused' }).first().waitFor();
+        await page.locator('.monaco-diff-editor .view-line', { hasText: 'return sum(xs) / len(xs)' }).first().click();
+        await page.keyboard.press('Control+Enter'); // the Accept shortcut
+        const refusal = page.locator('.notifications-toasts .notification-toast', { hasText: 'not applied: the document changed during the session' });
+        await refusal.first().waitFor();
+        await reviewTab.first().waitFor({ state: 'detached' });
+        if (fileOnDisk() !== original) {
+            throw new Error('a refused fix reached the disk');
+        }
+        if (await page.locator('.monaco-editor .view-line', { hasText: 'return sum(xs) / len(xs)' }).count()) {
+            throw new Error('a refused fix reached the document');
+        }
+    });
+
+    await step('reverted', async () => {
+        await fileTab.click();
+        await runCommand('File: Revert File');
+        await page.locator('.monaco-editor .view-line', { hasText: 'edited meanwhile' }).first().waitFor({ state: 'detached' });
+        await runCommand('Notifications: Clear All Notifications');
+    });
+
+    await step('code-action-review', async () => {
+        await clickLine('len(xs) + 1');
+        await page.keyboard.press('Control+.');
+        const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Self-debug `mean`' }).first();
+        await action.waitFor();
+        await action.click();
+        clicks.push('click "Self-debug `mean`" in the code action menu');
+        await reviewOpens('mean');
+        if (fileOnDisk() !== original) {
+            throw new Error('the file changed on disk before the fix was accepted');
+        }
+        // the notification too, once its fade-in is over (the picture is the README's)
+        await page.locator('.notification-fade-in-done', { hasText: 'ready to review' }).first().waitFor();
+        if (opts['docs-shot']) {
+            await page.screenshot({ path: opts['docs-shot'] });
+        }
+    });
+
+    await step('accepted', async () => {
+        await acceptButton.click();
+        clicks.push('click Accept (editor title)');
         await waitFor(() => fileOnDisk().includes('return sum(xs) / len(xs)'), 'the fix to be saved to disk', 30_000);
+        await reviewTab.first().waitFor({ state: 'detached' });
+        await page.locator('.monaco-editor .view-line', { hasText: 'return sum(xs) / len(xs)' }).first().waitFor();
+        await runCommand('Notifications: Clear All Notifications');
     });
 
     await step('explanation', async () => {
@@ -311,7 +424,7 @@ try {
 
     // A second session, on `median`, cancelled from the progress notification.
     const beforeCancel = fileOnDisk();
-    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /self-?debug/i }).first();
+    const toast = sessionToast('median');
     await step('cancel-notification', async () => {
         await clickLine('middle = len(ordered) // 2');
         await runCommand('selfdebug: Self-debug function at cursor');
@@ -326,8 +439,8 @@ try {
         const preview = page.frameLocator('iframe.webview').frameLocator('#active-frame');
         await preview.locator('h1', { hasText: 'median' }).waitFor();
         await preview.locator('body', { hasText: 'cancelled' }).first().waitFor();
-        if (await page.locator('.bulk-edit-panel .monaco-button', { hasText: 'Apply' }).isVisible()) {
-            throw new Error('a cancelled session proposed an edit');
+        if (await reviewTab.count()) {
+            throw new Error('a cancelled session proposed a fix');
         }
         if (fileOnDisk() !== beforeCancel) {
             throw new Error('the file changed on disk after the session was cancelled');

@@ -190,6 +190,7 @@ class Session:
             phase=phase,
             percentage=percentage,
             message=f"turn {self.turn}/{max_turns}: {phase}" if self.turn else phase,
+            mode=self.spec.name if self.turn else "",
         )
         self.transcript.write("progress", turn=self.turn, phase=phase, percentage=percentage)
         if self._progress is not None:

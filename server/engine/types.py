@@ -56,6 +56,7 @@ class Progress:
     phase: str  # "running 3 tests", "asking the model", "checking candidate", ...
     percentage: int
     message: str = ""
+    mode: str = ""  # the mode the turn runs in ("" before it is known)
 
 
 ProgressCallback = Callable[[Progress], None]

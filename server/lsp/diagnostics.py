@@ -19,6 +19,7 @@ from lsprotocol.types import (
 )
 from pygls.uris import from_fs_path
 
+from selfdebug.server.lsp.failure_evidence import evidence_lines
 from selfdebug.server.lsp.positions import line_range
 from selfdebug.server.runner.results import Frame, RunResult, TestResult, nodeid_file
 
@@ -71,13 +72,15 @@ def lsp_diagnostics(
     by_uri: dict[str, list[Diagnostic]] = {}
     function_uri = from_fs_path(str(function.path)) or ""
     for test in [t for t in run.tests if not t.ok][:MAX_PER_FUNCTION]:
-        message = failure_message(test)
         inside = [f for f in test.frames if function.contains(f)]
         function_line = inside[-1].line - 1 if inside else function.start_line
         function_location = Location(uri=function_uri, range=line_range(function_line))
 
         test_file = (project_root / nodeid_file(test.nodeid)).resolve()
         in_test = [f for f in test.frames if _same_file(Path(f.path), test_file)]
+        name = function.qualname.rsplit(".", 1)[-1]
+        evidence = evidence_lines(test, name, in_test[-1] if in_test else None)
+        message = "\n".join([failure_message(test), *evidence])  # the hover shows every line
         test_location = None
         if in_test:
             test_uri = from_fs_path(str(test_file)) or ""

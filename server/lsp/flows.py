@@ -19,14 +19,16 @@ from lsprotocol.types import (
     Position,
     ShowDocumentParams,
     ShowMessageParams,
+    WorkspaceEdit,
 )
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 from pygls.workspace import TextDocument
+from pygls.workspace.position_codec import PositionCodec
 
 from selfdebug.server.cancel import Cancelled
 from selfdebug.server.engine.request import default_wider_tests
-from selfdebug.server.lsp import jobs, report, workspace_files
+from selfdebug.server.lsp import jobs, proposal, report, workspace_files
 from selfdebug.server.lsp.arguments import FunctionTarget
 from selfdebug.server.lsp.configuration import fetch_settings
 from selfdebug.server.lsp.diagnostics import FunctionSpan, lsp_diagnostics
@@ -186,7 +188,11 @@ async def _isolation(ls: SelfDebugServer, settings: Any, job: JobProgress) -> jo
     return isolation
 
 
-async def self_debug(ls: SelfDebugServer, target: FunctionTarget) -> dict[str, Any]:
+async def self_debug(
+    ls: SelfDebugServer, target: FunctionTarget, *, propose: bool = False
+) -> dict[str, Any]:
+    """The session; its fix goes to the editor as `workspace/applyEdit`, or with `propose` it is
+    returned in the answer (`proposal`, see proposal.py) for the client to review and apply."""
     snapshot = await resolve_async(ls, target)
     if ls.session_running:
         show(ls, "a self-debug session is already running; cancel it or wait", MessageType.Warning)
@@ -196,7 +202,7 @@ async def self_debug(ls: SelfDebugServer, target: FunctionTarget) -> dict[str, A
     try:
         settings = await fetch_settings(ls, snapshot.uri)
         job = await JobProgress.start(ls, f"Self-debug `{snapshot.qualname}`", "finding tests")
-        return await _self_debug(ls, snapshot, settings, target.mode, job)
+        return await _self_debug(ls, snapshot, settings, target.mode, job, propose)
     except Cancelled:
         return _send_report(ls, _plain_report(snapshot, "cancelled", "cancelled by the user"), None)
     except Exception as error:
@@ -215,6 +221,7 @@ async def _self_debug(
     settings: Any,
     mode: str | None,
     job: JobProgress,
+    propose: bool,
 ) -> dict[str, Any]:
     isolation = await _isolation(ls, settings, job)
     plan = await ls.in_worker(jobs.plan_tests, settings, snapshot.path, snapshot.qualname,
@@ -252,11 +259,45 @@ async def _self_debug(
     job.end(result.summary())
     session_report = report.from_result(snapshot.uri, snapshot.qualname, result)
     session_report.isolation, session_report.isolation_warning = isolation.label, isolation.warning
-    if result.success:
+    proposed: proposal.FixProposal | None = None
+    if result.success and propose:
+        proposed = propose_fix(ls, snapshot, result)
+        session_report.note = proposed.stale_reason or "proposed for review in the editor"
+    elif result.success:
         session_report.applied, note = await deliver_fix(ls, snapshot, result)
         session_report.note = note or session_report.note
     report.write_markdown(session_report, folder)
-    return _send_report(ls, session_report, settings.show_report)
+    answer = _send_report(ls, session_report, settings.show_report)
+    if propose:
+        answer["evidence"] = proposal.fix_evidence(result)
+        answer["proposal"] = proposed.to_json() if proposed else None
+    return answer
+
+
+def fix_workspace_edit(
+    snapshot: FunctionSnapshot, result: DebugResult, codec: PositionCodec
+) -> tuple[WorkspaceEdit, str]:
+    """The confirmable, versioned edit of the fix and the function's new text (one edit for
+    both ways of delivering it, so a reviewed proposal applies exactly what applyEdit would)."""
+    new_text = fixed_function_text(snapshot, result.fixed_file, result.fixed_function)
+    label, description = confirmation_text(snapshot.qualname, result)
+    edit = fix_edit(snapshot, new_text, label=label, description=description, codec=codec)
+    return edit, new_text
+
+
+def propose_fix(
+    ls: SelfDebugServer, snapshot: FunctionSnapshot, result: DebugResult
+) -> proposal.FixProposal:
+    """The fix without applying it, with why it would be refused now (if the document moved)."""
+    document = ls.workspace.get_text_document(snapshot.uri)
+    edit, new_text = fix_workspace_edit(snapshot, result, document.position_codec)
+    return proposal.build_proposal(
+        snapshot,
+        result,
+        edit=edit,
+        new_function_text=new_text,
+        stale_reason=stale_reason(snapshot, document.version, document.source),
+    )
 
 
 async def deliver_fix(
@@ -271,15 +312,8 @@ async def deliver_fix(
     if reason:
         show(ls, f"fix for `{snapshot.qualname}` not applied: {reason}. Run it again.")
         return False, f"not applied: {reason}"
-    new_text = fixed_function_text(snapshot, result.fixed_file, result.fixed_function)
-    label, description = confirmation_text(snapshot.qualname, result)
-    edit = fix_edit(
-        snapshot,
-        new_text,
-        label=label,
-        description=description,
-        codec=ls.workspace.position_codec,
-    )
+    edit, _ = fix_workspace_edit(snapshot, result, ls.workspace.position_codec)
+    label, _ = confirmation_text(snapshot.qualname, result)
     answer = await ls.workspace_apply_edit_async(ApplyWorkspaceEditParams(edit=edit, label=label))
     if not answer.applied:
         why = answer.failure_reason or "declined"
