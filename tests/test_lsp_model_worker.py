@@ -72,8 +72,7 @@ async def test_a_crashed_model_process_is_reported_and_replaced(start, tmp_path)
         ws.command("selfdebug.selfDebug", {"uri": uri, "qualname": "mean"}), 300
     )
     second = client.reports[-1]
-    assert again["stopReason"] in STOP_RULES, second
-    assert "1 model call" in second["summary"]
+    assert "died" not in (second["note"] or ""), second  # the fresh worker answered
     fresh = model_workers_of_server(str(tmp_path))
     assert fresh and crashed not in fresh  # a new worker answered
 
