@@ -71,6 +71,7 @@ async def test_a_crashed_model_process_is_reported_and_replaced(start, tmp_path)
     again = await asyncio.wait_for(
         ws.command("selfdebug.selfDebug", {"uri": uri, "qualname": "mean"}), 300
     )
+    assert again["stopReason"] == client.reports[-1]["stopReason"]
     second = client.reports[-1]
     assert "died" not in (second["note"] or ""), second  # the fresh worker answered
     fresh = model_workers_of_server(str(tmp_path))
