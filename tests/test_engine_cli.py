@@ -267,7 +267,7 @@ def test_demo_with_the_default_model_fixes_the_bug(tmp_path):
     # exit 0 with a fix, 1 without one; never a setup error (2) or a crash
     assert done.returncode in (0, 1), done.stdout + done.stderr
     assert "Traceback" not in done.stderr
-    assert "backend llama:qwen2.5-coder-1.5b" in " ".join(done.stdout.split())
+    assert "backend llama:qwen2.5-coder-1.5b" in " ".join((done.stdout + done.stderr).split())
     if done.returncode == 0:
         assert "a FIX WAS FOUND" in done.stdout and "passes" in done.stdout
     else:
