@@ -83,6 +83,7 @@ def test_ut_fix_with_evidence_diff_and_untouched_file(project, runner, tmp_path)
     assert str(result.chosen_before) == "0/2" and str(result.chosen_after) == "2/2"
     assert str(result.wider_before) == "2/2" and str(result.wider_after) == "2/2"
     assert "passes 2/2 chosen, 2/2 wider" in result.summary()
+    assert result.summary().endswith("stop: passed; 1 model call")
     assert "-    for i in range(1, n):\n+    for i in range(1, n + 1):" in result.diff
     assert result.explanation == "the range stops one number early."
     assert result.fixed_at_turn == 1 and result.model_calls == 1
@@ -360,3 +361,19 @@ def test_unsaved_buffer_is_what_gets_debugged(project, runner):
     backend = ScriptedBackend([reply(GOOD)])
     result = run_session(make_request(project, source_override=buffer), backend, runner=runner)
     assert "-    for i in range(0, n):" in result.diff  # diff against the buffer, not the disk
+
+
+def test_the_model_call_deadline_comes_from_the_request(project, runner):
+    """BackendSettings.timeout_s (`--call-deadline`, `modelCallDeadline`) reaches every model
+    call, and the session's own time budget still caps it."""
+    backend = ScriptedBackend([reply(GOOD)])
+    run_session(make_request(project, model_call_deadline_s=450.0), backend, runner=runner)
+    assert backend.requests[0].deadline_s == 450.0
+
+    capped = ScriptedBackend([reply(GOOD)])
+    run_session(
+        make_request(project, model_call_deadline_s=450.0, time_budget_s=60.0),
+        capped,
+        runner=runner,
+    )
+    assert 1.0 <= capped.requests[0].deadline_s <= 60.0

@@ -82,9 +82,11 @@ def test_mapping_to_backend_runner_and_request():
             "maxTurns": 2,
             "samples": 3,
             "mode": "ut",
+            "modelCallDeadline": 400,
         }
     ).settings
     backend = backend_settings(settings)
+    assert backend.timeout_s == 400.0
     assert (backend.backend, backend.endpoint_url, backend.model_name) == (
         "openai",
         "http://127.0.0.1:8000/v1",
@@ -108,6 +110,7 @@ def test_mapping_to_backend_runner_and_request():
     )
     assert (request.mode, request.max_turns, request.samples) == ("ut", 2, 3)
     assert request.test_timeout_s == 3.0
+    assert request.model_call_deadline_s == 400.0
     assert (
         debug_request(
             settings,

@@ -20,6 +20,7 @@ export interface ServerSettings {
     backend: Backend;
     modelPath: string;
     modelKeepAlive: number;
+    modelCallDeadline: number;
     endpointUrl: string;
     modelName: string;
     apiKeyEnv: string;
@@ -40,6 +41,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
     backend: 'llama',
     modelPath: '',
     modelKeepAlive: 300,
+    modelCallDeadline: 120,
     endpointUrl: '',
     modelName: '',
     apiKeyEnv: 'OPENAI_API_KEY',

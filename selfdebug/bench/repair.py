@@ -228,6 +228,7 @@ def solve_problem(
             samples=config.samples,
             test_timeout_s=config.test_timeout_s,
             time_budget_s=config.session_timeout_s,
+            model_call_deadline_s=_settings(config).timeout_s,
             transcript_path=transcript,
         )
         runner = ProjectRunner(project.root, _runner_settings(config.test_timeout_s))

@@ -119,6 +119,8 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
         return f"cannot read {path}: {error}"
     if args.max_turns < 1 or args.samples < 1 or args.max_tokens < 1:
         return "--max-turns, --samples and --max-tokens must be at least 1"
+    if not args.call_deadline > 0:
+        return "--call-deadline must be more than 0 seconds"
     try:
         return build_request(
             path,
@@ -129,6 +131,7 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
             max_turns=args.max_turns,
             samples=args.samples,
             max_tokens=args.max_tokens,
+            model_call_deadline_s=args.call_deadline,
             test_timeout_s=args.test_timeout,
             transcript_path=Path(args.transcript).resolve() if args.transcript else None,
             prompts_dir=Path(args.prompts_dir) if args.prompts_dir else None,

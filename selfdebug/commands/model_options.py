@@ -27,6 +27,13 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="consent to send the code to a non-loopback endpoint",
     )
+    parser.add_argument(
+        "--call-deadline",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="give up on one model call after this long (default 120; raise it on a slow CPU)",
+    )
 
 
 def backend_settings_from(args: argparse.Namespace) -> BackendSettings:
@@ -38,6 +45,7 @@ def backend_settings_from(args: argparse.Namespace) -> BackendSettings:
         endpoint_url=args.endpoint,
         model_name=args.model_name,
         allow_remote=args.allow_remote,
+        timeout_s=args.call_deadline,
     )
 
 
@@ -53,4 +61,5 @@ def model_argv(args: argparse.Namespace) -> list[str]:
             argv += [flag, value]
     if args.allow_remote:
         argv.append("--allow-remote")
+    argv += ["--call-deadline", f"{args.call_deadline:g}"]
     return argv

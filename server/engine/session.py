@@ -52,7 +52,6 @@ from selfdebug.server.runner.results import RunResult
 if TYPE_CHECKING:
     from selfdebug.server.runner import ProjectRunner
 
-MODEL_CALL_DEADLINE_S = 120.0
 REGRESSION_NOTE = (
     "the last fix made the shown tests pass but broke other behaviour of the function that "
     "worked before (another test now fails); make a smaller, more careful change"
@@ -224,7 +223,9 @@ class Session:
         self._check()
         rendered = self.prompts.render(step, self.backend.prompt_form, variables)
         remaining = self._remaining_s()
-        deadline = MODEL_CALL_DEADLINE_S if remaining is None else max(1.0, min(remaining, 600.0))
+        deadline = self.request.model_call_deadline_s
+        if remaining is not None:  # never past the session's own time budget
+            deadline = max(1.0, min(remaining, deadline))
         max_tokens = self.request.max_tokens
         if self.request.token_budget is not None:  # do not overshoot the budget by much
             used = self.usage.prompt_tokens + self.usage.completion_tokens

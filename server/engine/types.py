@@ -45,6 +45,7 @@ class DebugRequest:
     probe_level: Literal["blocks", "lines"] = "blocks"  # automatic probes in `probe` mode
     log_chars: int = 4000  # probe/print log shown to the model, truncated with a marker
     prompts_dir: Path | None = None  # overrides templates by name (also env SELFDEBUG_PROMPTS_DIR)
+    model_call_deadline_s: float = 120.0  # one model call (BackendSettings.timeout_s)
 
 
 @dataclass
@@ -105,4 +106,8 @@ class DebugResult:
     def summary(self) -> str:
         after = f"passes {self.chosen_after} chosen" if self.chosen_after else "no candidate"
         wider = f", {self.wider_after} wider" if self.wider_after else ""
-        return f"{after}{wider} (before: {self.chosen_before} chosen); stop: {self.stop_reason}"
+        calls = f"{self.model_calls} model call{'' if self.model_calls == 1 else 's'}"
+        return (
+            f"{after}{wider} (before: {self.chosen_before} chosen); stop: {self.stop_reason}; "
+            f"{calls}"
+        )

@@ -63,6 +63,7 @@ class ServerSettings:
     api_key_env: str = "OPENAI_API_KEY"  # the NAME of the variable holding the key
     allow_remote: bool = False
     model_keep_alive: float = attrs.field(default=300.0, validator=_not_negative)  # s idle
+    model_call_deadline: float = attrs.field(default=120.0, validator=_positive)  # s per call
     mode: str = attrs.field(default="auto", validator=_in(MODES))
     max_turns: int = attrs.field(default=10, validator=_positive)
     samples: int = attrs.field(default=1, validator=_positive)
@@ -198,6 +199,7 @@ def backend_settings(settings: ServerSettings) -> BackendSettings:
         api_key_env=settings.api_key_env,
         allow_remote=settings.allow_remote,
         keep_alive_s=settings.model_keep_alive,
+        timeout_s=settings.model_call_deadline,
     )
 
 
@@ -237,6 +239,7 @@ def debug_request(
         max_turns=settings.max_turns,
         samples=settings.samples,
         test_timeout_s=settings.test_timeout,
+        model_call_deadline_s=settings.model_call_deadline,
         source_override=source_override,
         transcript_path=transcript_path,
     )
