@@ -23,6 +23,7 @@ describe('readServerSettings', () => {
             backend: 'openai',
             modelPath: '/models/m.gguf',
             modelKeepAlive: 60,
+            modelCallDeadline: 600,
             endpointUrl: 'http://127.0.0.1:8000/v1',
             modelName: 'qwen',
             apiKeyEnv: 'MY_KEY',

@@ -18,6 +18,6 @@ class BackendSettings:
     n_gpu_layers: int | None = None  # None: all layers (-1) when the binding supports offload
     n_ctx: int = 8192
     n_threads: int | None = None  # None: one per physical core (llama_loader.physical_cores)
-    timeout_s: float = 120.0  # overall deadline of one model call (DebugRequest.model_call_deadline_s)
+    timeout_s: float = 120.0  # deadline of one model call (-> DebugRequest.model_call_deadline_s)
     keep_alive_s: float = 300.0  # stop the idle model process after this long (frees memory)
     prompt_form: Literal["auto", "completion", "chat"] = "auto"
