@@ -34,15 +34,26 @@ def behaviour(run: RunResult) -> Behaviour:
     )
 
 
+def rank(scored: Sequence[Scored]) -> list[Scored]:
+    """Every candidate in vote order: most chosen tests passed, then larger behaviour group, then
+    the earlier sample (greedy order) to stay deterministic. The session walks this order through
+    the regression guard, so a sample the vote ranks second still wins when the first one breaks
+    a wider test (all-passing samples are indistinguishable to the vote)."""
+    groups: dict[tuple[int, Behaviour], list[Scored]] = {}
+    for s in scored:
+        groups.setdefault((s.run.passed, behaviour(s.run)), []).append(s)
+
+    def group_order(key: tuple[int, Behaviour]) -> tuple[int, int, int]:
+        members = groups[key]
+        return (-key[0], -len(members), min(s.index for s in members))
+
+    ordered: list[Scored] = []
+    for key in sorted(groups, key=group_order):
+        ordered.extend(sorted(groups[key], key=lambda s: s.index))
+    return ordered
+
+
 def choose(scored: Sequence[Scored]) -> Scored | None:
-    """The candidate to keep: most chosen tests passed, then largest behaviour group, then the
-    earliest sample (greedy order) to stay deterministic."""
-    if not scored:
-        return None
-    best_passed = max(s.run.passed for s in scored)
-    finalists = [s for s in scored if s.run.passed == best_passed]
-    groups: dict[Behaviour, list[Scored]] = {}
-    for s in finalists:
-        groups.setdefault(behaviour(s.run), []).append(s)
-    largest = max(groups.values(), key=lambda g: (len(g), -min(s.index for s in g)))
-    return min(largest, key=lambda s: s.index)
+    """The candidate the vote keeps (the first of `rank`); None when there is none."""
+    ordered = rank(scored)
+    return ordered[0] if ordered else None
