@@ -7,6 +7,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
+from selfdebug.server.engine.history import Attempt
 from selfdebug.server.engine.prompting import (
     COMPLETION_STOP,
     PROMPTS_DIR_ENV,
@@ -138,3 +139,53 @@ def test_missing_variable_is_an_error_not_an_empty_prompt(tmp_path: Path):
 def test_unknown_step_is_rejected():
     with pytest.raises(ValueError):
         PromptLibrary().render("fix_everything", "chat", sample_vars())
+
+
+def _attempt(number: int, verdict: str = "Not kept: it passed fewer tests (0/1).") -> Attempt:
+    return Attempt(
+        number=number,
+        turn=number,
+        mode="ut",
+        diff="--- original\n+++ attempt 1\n@@ -1,2 +1,2 @@\n def sum_to(n):\n-    return n\n"
+        "+    return n * 2\n",
+        tally="0/1",
+        feedback="FAILED check_calc.py::test_three: got 6, expected 7",
+        verdict=verdict,
+    )
+
+
+@pytest.mark.parametrize("step", ["fix_ut", "fix_explain", "fix_trace", "fix_log"])
+def test_chat_fix_prompts_show_the_attempt_history(step):
+    variables = sample_vars(history=[_attempt(1), _attempt(2)])
+    user = PromptLibrary().render(step, "chat", variables).messages[1]["content"]
+    assert user.index("[Revised Python #1]") < user.index("[Revised Python #2]")
+    assert "+    return n * 2" in user
+    assert "[UT Feedback #2] 0/1 tests pass.\nFAILED check_calc.py::test_three: got 6" in user
+    assert "[Verdict #2] Not kept: it passed fewer tests (0/1)." in user
+
+
+def test_simple_history_shows_the_change_but_no_test_results():
+    variables = sample_vars(failures="", history=[_attempt(1, "Not kept: it is still wrong.")])
+    user = PromptLibrary().render("fix_simple", "chat", variables).messages[1]["content"]
+    assert "[Revised Python #1]" in user and "still wrong" in user
+    assert "UT Feedback" not in user and "got 6" not in user
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_completion_prompts_show_history_and_the_repeat_note(step):
+    variables = sample_vars(history=[_attempt(1)], repeat_note="the same program as attempt #1")
+    prompt = PromptLibrary().render(step, "completion", variables).prompt
+    assert prompt is not None and "### Earlier attempts" in prompt
+    assert "+    return n * 2" in prompt and "the same program as attempt #1" in prompt
+    assert prompt.index("### Earlier attempts") > prompt.index("def sum_to(n):")
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_every_chat_step_shows_the_repeat_note(step):
+    rendered = PromptLibrary().render(step, "chat", sample_vars(repeat_note="asked before"))
+    assert "Note: asked before" in rendered.messages[1]["content"]
+
+
+def test_no_history_no_history_section():
+    user = PromptLibrary().render("fix_ut", "chat", sample_vars()).messages[1]["content"]
+    assert "Revised Python" not in user and "Note:" not in user

@@ -18,6 +18,7 @@ from pathlib import Path
 import jinja2
 
 from selfdebug.server.backends.base import CompletionRequest, Message, PromptForm
+from selfdebug.server.engine.history import Attempt
 from selfdebug.server.engine.redact import scrub
 
 PROMPTS_DIR_ENV = "SELFDEBUG_PROMPTS_DIR"
@@ -63,6 +64,8 @@ class PromptVars:
     log: str = ""  # real prints/probe log, truncated with a marker
     log_kind: str = ""  # "prints" | "probes"
     code_with_prints: str = ""
+    history: list[Attempt] = field(default_factory=list)  # the latest attempts (history.py)
+    repeat_note: str = ""  # the last answer or this request repeats an earlier one
     turn: int = 1
     max_turns: int = 1
 
@@ -93,8 +96,15 @@ class RenderedPrompt:
             return ""
         return self.prompt[self.prompt.rfind("```python\n") + len("```python\n") :]
 
+    @property
+    def text(self) -> str:
+        """The whole prompt as one text (to tell two prompts apart)."""
+        if self.prompt is not None:
+            return self.prompt
+        return "\n".join(f"{m['role']}: {m['content']}" for m in self.messages or [])
+
     def to_request(
-        self, *, max_tokens: int, temperature: float, n: int, deadline_s: float
+        self, *, max_tokens: int, temperature: float, n: int, deadline_s: float, seed: int = 0
     ) -> CompletionRequest:
         return CompletionRequest(
             prompt=self.prompt,
@@ -102,7 +112,7 @@ class RenderedPrompt:
             max_tokens=max_tokens,
             stop=list(self.stop),
             temperature=temperature,
-            seed=0,
+            seed=seed,
             n=n,
             deadline_s=deadline_s,
         )
