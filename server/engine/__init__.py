@@ -6,10 +6,11 @@ Use:
     result = run_session(request, backend, progress=callback, cancel=token)
     result.diff, result.explanation, result.summary(), result.success
 
-Modules: session (the loop), modes (what each mode does), prompting (Jinja2 templates from
-selfdebug.prompts, overridable by SELFDEBUG_PROMPTS_DIR), feedback (what the model is told),
-candidate (extraction and structural checks), vote (sampling + majority vote), target (the
-function in its file), transcript (JSON lines), diffing, request (DebugRequest building).
+Modules: session (the loop), modes (what each mode does, auto's plan), history (earlier
+attempts and repeats), prompting (Jinja2 templates from selfdebug.prompts, overridable by
+SELFDEBUG_PROMPTS_DIR), feedback (what the model is told), candidate (extraction and structural
+checks), vote (sampling + majority vote), target (the function in its file), recorder and
+transcript (JSON lines + progress), diffing, request (DebugRequest building).
 """
 
 from selfdebug.server.engine.request import (

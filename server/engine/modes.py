@@ -1,50 +1,204 @@
-"""The debugging modes: which prompt step fixes the code, whether the turn first gathers a real
-log (the model's own prints, or automatic probes), and how `auto` picks a mode."""
+"""The debugging modes as strategies: which prompt step fixes the code, what a turn does before
+the fix call (print mode: the model's own prints; probe mode: automatic probes, both run for real),
+which fixes a mode refuses, and how `auto` plans its modes (see docs/MODES.md).
+
+The session's loop is the same for every mode; everything that differs between modes is here.
+"""
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from selfdebug.server.engine.types import Mode
+from selfdebug.server.engine import feedback
+from selfdebug.server.engine.candidate import count_print_calls, extract_code
+from selfdebug.server.engine.types import DebugRequest, Mode
+
+if TYPE_CHECKING:
+    from selfdebug.server.backends.base import Completion
+    from selfdebug.server.engine.prompting import PromptVars, RenderedPrompt
+    from selfdebug.server.engine.target import TargetFunction
+    from selfdebug.server.runner.results import RunResult
+
+
+class Workbench(Protocol):
+    """What a mode's own step may use of the running session."""
+
+    request: DebugRequest
+    target: TargetFunction
+    source: str
+    current_code: str
+    current_run: RunResult | None
+    check_error: str
+
+    def emit(self, phase: str, fraction: float = 0.0) -> None: ...
+
+    def record(self, event: str, **fields: Any) -> None: ...
+
+    def ask(
+        self, step: str, variables: PromptVars, n: int = 1
+    ) -> tuple[RenderedPrompt, Completion]: ...
+
+    def prompt_vars(self, **extra: Any) -> PromptVars: ...
+
+    def run_tests(
+        self, nodeids: list[str], source: str, *, label: str, probes: bool = False
+    ) -> RunResult: ...
+
+    def source_with(self, code: str) -> str: ...
 
 
 @dataclass(frozen=True)
-class ModeSpec:
+class ModeStrategy:
+    """A mode that asks for the fix straight away (simple, ut, explain, trace, none)."""
+
     name: str
     fix_step: str  # prompt template of the fixing call
-    log: Literal["", "prints", "probes"] = ""  # gather a real log of the failing test first
     shows_failures: bool = True  # the prompt includes the failing tests' real results
     loops: bool = True  # False: one single-shot repair (the benchmark baseline)
 
+    def before_fix(self, bench: Workbench) -> dict[str, str] | None:
+        """Extra prompt variables for the fix call; None ends the turn without a fix call
+        (`bench.check_error` then says why)."""
+        return {}
 
-MODE_SPECS: dict[str, ModeSpec] = {
-    "none": ModeSpec("none", "fix_ut", loops=False),
-    "simple": ModeSpec("simple", "fix_simple", shows_failures=False),
-    "ut": ModeSpec("ut", "fix_ut"),
-    "explain": ModeSpec("explain", "fix_explain"),
-    "trace": ModeSpec("trace", "fix_trace"),
-    "print": ModeSpec("print", "fix_log", log="prints"),
-    "probe": ModeSpec("probe", "fix_log", log="probes"),
+    def refuses(self, code: str, original: str) -> str:
+        """Why this mode cannot use a structurally valid fix ("" when it can)."""
+        return ""
+
+
+def _logged_run(
+    bench: Workbench, failing: str, instrumented: str, kind: str, code_with_prints: str = ""
+) -> dict[str, str]:
+    """Run the failing test on an instrumented copy; the log's prompt variables."""
+    bench.emit(f"running {failing} with logging", 0.15)
+    run = bench.run_tests([failing], instrumented, label="log", probes=True)
+    test = run.by_id().get(failing) or (run.tests[0] if run.tests else None)
+    records = test.probes if test is not None else []
+    log = feedback.format_log(
+        records,
+        bench.target.start_line,
+        bench.request.log_chars,
+        capped=bool(test and test.probes_truncated),
+    )
+    bench.record("log", kind=kind, test=failing, log=log)
+    return {
+        "failing_test": failing,
+        "log": log,
+        "log_kind": kind,
+        "code_with_prints": code_with_prints,
+    }
+
+
+def _failing_test(bench: Workbench) -> str:
+    run = bench.current_run
+    return (feedback.first_failing(run) if run is not None else None) or bench.request.tests[0]
+
+
+@dataclass(frozen=True)
+class ProbeMode(ModeStrategy):
+    """Hu et al.'s print debugging with automatic probes: the real values inside the function."""
+
+    def before_fix(self, bench: Workbench) -> dict[str, str] | None:
+        if bench.current_run is None:
+            return {}
+        from selfdebug.instrument import instrument_function
+
+        failing = _failing_test(bench)
+        bench.emit("inserting probes", 0.05)
+        instrumented = instrument_function(
+            bench.source_with(bench.current_code).encode("utf-8"),
+            bench.target.qualname,
+            bench.request.probe_level,
+        ).decode("utf-8")
+        return _logged_run(bench, failing, instrumented, "probes")
+
+
+@dataclass(frozen=True)
+class PrintMode(ModeStrategy):
+    """Hu et al.'s print debugging: the model adds prints, we run them, it reads their output."""
+
+    def before_fix(self, bench: Workbench) -> dict[str, str] | None:
+        if bench.current_run is None:
+            return {}
+        from selfdebug.instrument import validate_model_prints
+
+        failing = _failing_test(bench)
+        bench.emit("asking the model for print statements", 0.05)
+        rendered, completion = bench.ask("add_prints", bench.prompt_vars(failing_test=failing), n=1)
+        target = bench.target
+        code = extract_code(
+            completion.text, target.name, rendered.opens_code_fence, rendered.code_prefix
+        )
+        if not code:
+            bench.check_error = "the answer with print statements held no code"
+            return None
+        code = textwrap.dedent(code)
+        validation = validate_model_prints(
+            bench.current_code, code, first_line=target.start_line + 1
+        )
+        bench.record("prints_check", ok=validation.ok, reason=validation.reason)
+        if not validation.ok:
+            bench.check_error = f"the version with prints was not used: {validation.reason}"
+            return None
+        instrumented = target.replace_in(bench.source, validation.instrumented)
+        return _logged_run(bench, failing, instrumented, "prints", code.rstrip("\n"))
+
+    def refuses(self, code: str, original: str) -> str:
+        if count_print_calls(code) > count_print_calls(original):
+            return "the fix still contains debugging print statements"
+        return ""
+
+
+STRATEGIES: dict[str, ModeStrategy] = {
+    "none": ModeStrategy("none", "fix_ut", loops=False),
+    "simple": ModeStrategy("simple", "fix_simple", shows_failures=False),
+    "ut": ModeStrategy("ut", "fix_ut"),
+    "explain": ModeStrategy("explain", "fix_explain"),
+    "trace": ModeStrategy("trace", "fix_trace"),
+    "print": PrintMode("print", "fix_log"),
+    "probe": ProbeMode("probe", "fix_log"),
 }
 
 
-def resolve_mode(requested: str, *, has_tests: bool, can_probe: bool) -> tuple[Mode, str]:
-    """The mode to run and, when it differs from the request, why (shown in the transcript).
+@dataclass(frozen=True)
+class PlannedMode:
+    mode: Mode
+    why: str  # shown in the transcript ("" when it is simply the mode asked for)
+
+
+def plan_modes(requested: str, *, has_tests: bool, can_probe: bool) -> list[PlannedMode]:
+    """The modes a session runs, in order: the first from turn 1, each next one after a turn that
+    gained nothing (no more chosen tests passing). A plain mode is a plan of one.
+
+    `auto` (docs/MODES.md has the table and the measurements behind it): `ut` first, because the
+    failing tests' real values in the shortest prompt fixed the most with a small local model
+    (issue 12: ut 6/16, probe 4/16 with Qwen2.5-Coder-1.5B, and probe prompts ran past their
+    deadline); then, when `ut` gains nothing, real values from inside the function (`probe`) when
+    probes can be inserted; then `explain`, a different way of reading the same code.
 
     Without tests there are no failures to show or run, so every mode that needs them falls back
     to `explain` (the model can still reason about the code on its own)."""
-    if requested not in MODE_SPECS and requested != "auto":
+    if requested not in STRATEGIES and requested != "auto":
         raise ValueError(f"unknown mode {requested!r}")
     mode = cast(Mode, requested)  # checked just above
     if not has_tests:
         if requested in ("auto", "ut", "trace", "print", "probe"):
-            return "explain", "no tests: explain the code instead"
-        return mode, ""
+            return [PlannedMode("explain", "no tests: explain the code instead")]
+        return [PlannedMode(mode, "")]
     if requested == "auto":
+        plan = [PlannedMode("ut", "auto: tests fail; start with their real results")]
         if can_probe:
-            return "probe", "auto: tests fail and probes can be inserted"
-        return "explain", "auto: probes cannot be inserted in this function"
+            plan.append(PlannedMode("probe", "auto: no gain from ut; trace the values inside"))
+        plan.append(PlannedMode("explain", "auto: no gain; explain the code line by line"))
+        return plan
     if requested == "probe" and not can_probe:
-        return "explain", "probes cannot be inserted in this function"
-    return mode, ""
+        return [PlannedMode("explain", "probes cannot be inserted in this function")]
+    return [PlannedMode(mode, "")]
+
+
+def resolve_mode(requested: str, *, has_tests: bool, can_probe: bool) -> tuple[Mode, str]:
+    """The mode of the first turn and, when it differs from the request, why."""
+    first = plan_modes(requested, has_tests=has_tests, can_probe=can_probe)[0]
+    return first.mode, first.why

@@ -1,6 +1,10 @@
 """One self-debugging session: run the tests, build the mode's feedback, ask the model, check and
 run its candidate, and repeat until the chosen tests pass or a stop rule fires.
 
+The loop is the same for every mode; what differs between modes is a strategy in `modes.py`.
+Every turn is remembered (`history.py`) and shown to the model, and no prompt is sent twice: when
+a prompt or a program repeats, the next prompt says so and the model is sampled with a new seed.
+
 The user's file is never written here: the session works on text and runs every version in the
 runner's shadow copy (through `overrides`). The result carries the evidence ("passes N/M chosen,
 K/L wider") and a diff the caller may offer to apply.
@@ -8,7 +12,6 @@ K/L wider") and a diff the caller may offer to apply.
 
 from __future__ import annotations
 
-import textwrap
 import time
 import traceback
 from dataclasses import dataclass
@@ -25,29 +28,24 @@ from selfdebug.server.backends.base import (
 )
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback
-from selfdebug.server.engine.candidate import (
-    Candidate,
-    check_candidate,
-    count_print_calls,
-    extract_code,
-    program_key,
-    same_code,
-)
+from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
 from selfdebug.server.engine.diffing import unified_diff
-from selfdebug.server.engine.modes import MODE_SPECS, ModeSpec, resolve_mode
+from selfdebug.server.engine.history import AttemptLog
+from selfdebug.server.engine.modes import STRATEGIES, ModeStrategy, PlannedMode, plan_modes
 from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, ShownTest
+from selfdebug.server.engine.recorder import Recorder
 from selfdebug.server.engine.target import TargetFunction, TargetNotFound, locate
 from selfdebug.server.engine.transcript import Transcript
 from selfdebug.server.engine.types import (
     DebugRequest,
     DebugResult,
-    Progress,
+    Mode,
     ProgressCallback,
     StopReason,
     TestTally,
 )
-from selfdebug.server.engine.vote import Scored, choose
-from selfdebug.server.runner.results import RunResult
+from selfdebug.server.engine.vote import Scored, rank
+from selfdebug.server.runner.results import RunResult, TestResult
 
 if TYPE_CHECKING:
     from selfdebug.server.runner import ProjectRunner
@@ -56,6 +54,7 @@ REGRESSION_NOTE = (
     "the last fix made the shown tests pass but broke other behaviour of the function that "
     "worked before (another test now fails); make a smaller, more careful change"
 )
+REPEAT_TEMPERATURE = 0.7  # a repeated prompt or program is sampled, never asked greedily again
 
 
 class _Stop(Exception):
@@ -71,6 +70,16 @@ class _Stop(Exception):
 class _Evaluated:
     candidate: Candidate
     run: RunResult | None  # None when there are no tests to run
+
+
+@dataclass
+class _TurnOutcome:
+    """What one turn produced: the voted candidate, or the first safe all-passing one."""
+
+    evaluated: _Evaluated
+    wider: RunResult | None = None  # the guard's run when it held
+    fixed: bool = False  # all chosen tests pass and no wider test broke
+    broken: list[TestResult] | None = None  # all chosen pass, but these wider tests broke
 
 
 def _tally(run: RunResult | None) -> TestTally | None:
@@ -108,52 +117,119 @@ def _compact(run: RunResult) -> dict[str, Any]:
     }
 
 
+def _label(request: DebugRequest) -> str:
+    file = Path(request.file).resolve()
+    try:
+        return file.relative_to(Path(request.project_root).resolve()).as_posix()
+    except ValueError:
+        return file.name
+
+
+def regression_note(broken: list[TestResult], target: TargetFunction, file: Path) -> str:
+    """The guard's feedback: what broke, by name and with its values (at most 3 tests)."""
+    described = [feedback.describe_failure(t, target, file) for t in broken[:3]]
+    more = f"\n(and {len(broken) - 3} more)" if len(broken) > 3 else ""
+    return f"{REGRESSION_NOTE}. What broke:\n" + "\n".join(described) + more
+
+
+def read_target(request: DebugRequest) -> tuple[str, TargetFunction]:
+    """The source text to debug (the editor's buffer or the file) and the function in it.
+    Raises _Stop("error") when the file cannot be read or holds no such function."""
+    file = Path(request.file).resolve()
+    if request.source_override is not None:
+        source = request.source_override
+    else:
+        try:
+            with file.open(encoding="utf-8", newline="") as handle:
+                source = handle.read()  # keep the file's own line endings
+        except OSError as error:
+            raise _Stop("error", f"cannot read {file}: {error.strerror or error}")
+    try:
+        return source, locate(source, request.qualname)
+    except TargetNotFound as error:
+        raise _Stop("error", f"{_label(request)}: {error}")
+
+
+def _record_end(recorder: Recorder, result: DebugResult) -> None:
+    recorder.record(
+        "session_end",
+        stop_reason=result.stop_reason,
+        error=result.error,
+        turns=result.turns,
+        mode=result.mode,
+        summary=result.summary(),
+        chosen_before=result.chosen_before,
+        chosen_after=result.chosen_after,
+        wider_before=result.wider_before,
+        wider_after=result.wider_after,
+        explanation=result.explanation,
+        diff=result.diff,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+        model_calls=result.model_calls,
+        seconds=round(result.seconds, 3),
+        model_seconds=round(result.model_seconds, 3),
+    )
+
+
 class Session:
+    """A session on a located function (see `run_session`, which locates it first)."""
+
     def __init__(
         self,
         request: DebugRequest,
         backend: Backend,
+        source: str,
+        target: TargetFunction,
+        *,
         runner: ProjectRunner | None,
-        progress: ProgressCallback | None,
+        recorder: Recorder,
         cancel: CancelToken | None,
+        started: float,
     ) -> None:
         self.request = request
         self.backend = backend
+        self.source = source
+        self.target = target
         self._own_runner = runner is None
         self._runner = runner
-        self._progress = progress
+        self.recorder = recorder
         self.cancel = cancel or CancelToken()
+        self.started = started
         self.prompts = PromptLibrary(request.prompts_dir)
-        self.transcript = Transcript(request.transcript_path)
-        self.started = time.monotonic()
         self.usage = Usage()
         self.file = Path(request.file).resolve()
-        self.label = self._label()
+        self.label = _label(request)
         self.turn = 0
-        self.mode = request.mode
-        self.spec: ModeSpec = MODE_SPECS["explain"]
-        self.source = ""
-        self.target: TargetFunction | None = None
-        self.tests_shown: list[ShownTest] = []
+        self._probe_problem = self._why_no_probes()
+        self.plan: list[PlannedMode] = plan_modes(
+            request.mode, has_tests=bool(request.tests), can_probe=not self._probe_problem
+        )
+        self._plan_step = 0
+        self.strategy: ModeStrategy = STRATEGIES[self.plan[0].mode]
+        self.mode: Mode = request.mode  # the requested one until the first turn runs
+        self.tests_shown = [
+            ShownTest(nodeid, feedback.source_of_test(Path(request.project_root), nodeid))
+            for nodeid in request.tests
+        ]
         self.chosen_before: RunResult | None = None
         self.wider_before: RunResult | None = None
-        self.current_code = ""
+        self.current_code = target.code
         self.current_run: RunResult | None = None
         self.best: _Evaluated | None = None
         self.best_wider: RunResult | None = None
         self.fixed_at_turn: int | None = None
-        self.check_error = ""
+        self.check_error = ""  # why the last answer could not be used
+        self.repeat_note = ""  # the last answer or request repeated an earlier one
+        self.attempts = AttemptLog(target.code)
         self.warnings: list[str] = []
         self.candidates_checked = 0
         self._runs: dict[tuple[str, str], RunResult] = {}  # (chosen|wider, program) -> result
+        self._sent_prompts: dict[str, int] = {}  # prompt text -> times sent
+        self._repeats = 0  # requests re-worded because they would have repeated
+        self._sample_turn = 0  # the turn whose calls sample (a program repeated the turn before)
 
-    # -- plumbing -----------------------------------------------------------------------------
-
-    def _label(self) -> str:
-        try:
-            return self.file.relative_to(Path(self.request.project_root).resolve()).as_posix()
-        except ValueError:
-            return self.file.name
+    # -- plumbing (also what modes use, see modes.Workbench) -----------------------------------
 
     @property
     def runner(self) -> ProjectRunner:
@@ -179,26 +255,28 @@ class Session:
         if budget is not None and self.usage.prompt_tokens + self.usage.completion_tokens >= budget:
             raise _Stop("token_budget", f"token budget of {budget} spent")
 
-    def _emit(self, phase: str, fraction: float = 0.0) -> None:
-        max_turns = 1 if not self.spec.loops else max(1, self.request.max_turns)
-        done = (max(self.turn - 1, 0) + min(max(fraction, 0.0), 1.0)) / max_turns
-        percentage = 0 if self.turn == 0 else min(99, int(done * 100))
-        event = Progress(
-            turn=self.turn,
-            max_turns=max_turns,
-            phase=phase,
-            percentage=percentage,
-            message=f"turn {self.turn}/{max_turns}: {phase}" if self.turn else phase,
-            mode=self.spec.name if self.turn else "",
-        )
-        self.transcript.write("progress", turn=self.turn, phase=phase, percentage=percentage)
-        if self._progress is not None:
-            try:
-                self._progress(event)
-            except Exception:  # a broken progress sink must not end the session
-                pass
+    def _max_turns(self) -> int:
+        if not self.strategy.loops or not self.request.tests:
+            return 1
+        return max(1, self.request.max_turns)
 
-    def _run_tests(
+    def _emit(self, phase: str, fraction: float = 0.0) -> None:
+        self.recorder.progress(
+            turn=self.turn,
+            max_turns=1 if not self.strategy.loops else max(1, self.request.max_turns),
+            phase=phase,
+            fraction=fraction,
+            mode=self.strategy.name,
+        )
+
+    def emit(self, phase: str, fraction: float = 0.0) -> None:
+        self._emit(phase, fraction)
+
+    def record(self, event: str, **fields: Any) -> None:
+        """A transcript record of the current turn."""
+        self.recorder.record(event, turn=self.turn, **fields)
+
+    def run_tests(
         self, nodeids: list[str], source: str, *, label: str, probes: bool = False
     ) -> RunResult:
         self._check()
@@ -210,18 +288,37 @@ class Session:
             cancel=self.cancel,
             timeout_s=max(remaining, 1.0) if remaining is not None else None,
         )
-        self.transcript.write(
-            "tests", turn=self.turn, label=label, probes=probes, result=_compact(result)
-        )
+        self.record("tests", label=label, probes=probes, result=_compact(result))
         if result.cancelled or self.cancel.cancelled:
             raise Cancelled(self.cancel.reason or "cancelled")
         return result
 
-    def _ask(
+    def _render_new(self, step: str, variables: PromptVars) -> tuple[RenderedPrompt, bool]:
+        """The prompt, re-worded when exactly this text was sent before (a greedy model would
+        only answer it the same way again); True when it had to be re-worded."""
+        rendered = self.prompts.render(step, self.backend.prompt_form, variables)
+        repeated = False
+        base_note = variables.repeat_note
+        for _ in range(3):  # a user template may ignore repeat_note: then give up re-wording
+            sent = self._sent_prompts.get(rendered.text, 0)
+            if not sent:
+                break
+            repeated = True
+            self._repeats += 1
+            note = (
+                f"This exact request was already sent {sent} time(s) and its answers did not "
+                f"work (repeat {self._repeats}); answer differently this time."
+            )
+            variables.repeat_note = f"{base_note} {note}" if base_note else note
+            rendered = self.prompts.render(step, self.backend.prompt_form, variables)
+        self._sent_prompts[rendered.text] = self._sent_prompts.get(rendered.text, 0) + 1
+        return rendered, repeated
+
+    def ask(
         self, step: str, variables: PromptVars, n: int = 1
     ) -> tuple[RenderedPrompt, Completion]:
         self._check()
-        rendered = self.prompts.render(step, self.backend.prompt_form, variables)
+        rendered, repeated = self._render_new(step, variables)
         remaining = self._remaining_s()
         deadline = self.request.model_call_deadline_s
         if remaining is not None:  # never past the session's own time budget
@@ -230,24 +327,30 @@ class Session:
         if self.request.token_budget is not None:  # do not overshoot the budget by much
             used = self.usage.prompt_tokens + self.usage.completion_tokens
             max_tokens = max(16, min(max_tokens, self.request.token_budget - used))
+        temperature, seed = 0.0, 0  # greedy: the most likely fix first
+        if n > 1:
+            temperature = self.request.temperature
+        if repeated or self.turn == self._sample_turn:
+            # a repeat: a greedy model would give the same answer again
+            temperature = self.request.temperature or REPEAT_TEMPERATURE
+            seed = 100 * (self.usage.calls + 1)  # new for every call; samples use seed + index
         request = rendered.to_request(
-            max_tokens=max_tokens,
-            temperature=self.request.temperature if n > 1 else 0.0,
-            n=n,
-            deadline_s=deadline,
+            max_tokens=max_tokens, temperature=temperature, n=n, deadline_s=deadline, seed=seed
         )
         completion = self.backend.complete(request, cancel=self.cancel)
         self.usage.add(completion)
-        self.transcript.write(
+        self.record(
             "model_call",
-            turn=self.turn,
             step=step,
+            mode=self.strategy.name,
             form=rendered.form,
             prompt=rendered.prompt,
             messages=rendered.messages,
             stop=rendered.stop,
             max_tokens=request.max_tokens,
             temperature=request.temperature,
+            seed=request.seed,
+            repeated_prompt=repeated,
             n=n,
             completions=completion.texts,
             finish_reasons=completion.finish_reasons,
@@ -258,11 +361,10 @@ class Session:
         )
         return rendered, completion
 
-    def _vars(self, **extra: Any) -> PromptVars:
-        assert self.target is not None
+    def prompt_vars(self, **extra: Any) -> PromptVars:
         run = self.current_run
         failures = ""
-        if run is not None and self.spec.shows_failures:
+        if run is not None and self.strategy.shows_failures:
             failures = feedback.describe_failures(run, self.target, self.file)
         return PromptVars(
             name=self.target.name,
@@ -275,97 +377,22 @@ class Session:
             tally=f"{run.passed}/{run.total}" if run is not None else "",
             failures=failures,
             check_error=self.check_error,
+            history=self.attempts.recent(),
+            repeat_note=self.repeat_note,
             turn=self.turn,
             max_turns=self.request.max_turns,
             **extra,
         )
 
-    def _source_with(self, code: str) -> str:
-        assert self.target is not None
+    def source_with(self, code: str) -> str:
         if code == self.target.code:
             return self.source
         return self.target.replace_in(self.source, code)
 
-    # -- the real-log step (print and probe modes) ---------------------------------------------
-
-    def _gather_log(self) -> dict[str, str] | None:
-        """Run the first failing test on an instrumented copy and return the log's prompt vars;
-        None (with `check_error` set) when the model's prints cannot be used."""
-        assert self.target is not None and self.current_run is not None
-        failing = feedback.first_failing(self.current_run) or self.request.tests[0]
-        code_with_prints = ""
-        if self.spec.log == "probes":
-            from selfdebug.instrument import instrument_function
-
-            self._emit("inserting probes", 0.05)
-            instrumented = instrument_function(
-                self._source_with(self.current_code).encode("utf-8"),
-                self.target.qualname,
-                self.request.probe_level,
-            ).decode("utf-8")
-        else:
-            from selfdebug.instrument import validate_model_prints
-
-            self._emit("asking the model for print statements", 0.05)
-            rendered, completion = self._ask("add_prints", self._vars(failing_test=failing), n=1)
-            code = extract_code(
-                completion.text,
-                self.target.name,
-                rendered.opens_code_fence,
-                rendered.code_prefix,
-            )
-            if not code:
-                self.check_error = "the answer with print statements held no code"
-                return None
-            code = textwrap.dedent(code)
-            validation = validate_model_prints(
-                self.current_code, code, first_line=self.target.start_line + 1
-            )
-            self.transcript.write(
-                "prints_check", turn=self.turn, ok=validation.ok, reason=validation.reason
-            )
-            if not validation.ok:
-                self.check_error = f"the version with prints was not used: {validation.reason}"
-                return None
-            code_with_prints = code.rstrip("\n")
-            instrumented = self.target.replace_in(self.source, validation.instrumented)
-        self._emit(f"running {failing} with logging", 0.15)
-        run = self._run_tests([failing], instrumented, label="log", probes=True)
-        test = run.by_id().get(failing) or (run.tests[0] if run.tests else None)
-        records = test.probes if test is not None else []
-        log = feedback.format_log(
-            records,
-            self.target.start_line,
-            self.request.log_chars,
-            capped=bool(test and test.probes_truncated),
-        )
-        self.transcript.write("log", turn=self.turn, kind=self.spec.log, test=failing, log=log)
-        return {
-            "failing_test": failing,
-            "log": log,
-            "log_kind": self.spec.log,
-            "code_with_prints": code_with_prints,
-        }
-
     # -- one turn ------------------------------------------------------------------------------
 
-    def _turn(self) -> _Evaluated | None:
-        """Ask for a fix (after the mode's extra step), check every sample, run the usable ones
-        and keep the voted one. None when no sample was usable (`check_error` says why)."""
-        assert self.target is not None
-        extra: dict[str, str] = {}
-        if self.spec.log and self.current_run is not None:
-            gathered = self._gather_log()
-            if gathered is None:
-                return None
-            extra = gathered
-        variables = self._vars(**extra)
-        self.check_error = ""
-        self._emit("asking the model", 0.3)
-        rendered, completion = self._ask(
-            self.spec.fix_step, variables, n=max(1, self.request.samples)
-        )
-        self._emit(f"checking {len(completion.texts)} candidate(s)", 0.7)
+    def _candidates(self, rendered: RenderedPrompt, completion: Completion) -> list[Candidate]:
+        """Every sample, checked; the mode's own refusals and unchanged code included."""
         from selfdebug.instrument import contains_probes
 
         candidates = [
@@ -380,21 +407,19 @@ class Session:
             for text in completion.texts
         ]
         for candidate in candidates:
-            if candidate.ok and candidate.code and same_code(candidate.code, self.current_code):
+            if not candidate.ok or not candidate.code:
+                continue
+            if same_code(candidate.code, self.current_code):
                 candidate.problem = (
                     "the answer repeats the function without any change; change the line that "
                     "makes the tests fail"
                 )
-            elif (
-                candidate.ok
-                and self.spec.log == "prints"
-                and count_print_calls(candidate.code or "") > count_print_calls(self.target.code)
-            ):
-                candidate.problem = "the fix still contains debugging print statements"
+                self._sample_turn = self.turn + 1  # greedy would give it again
+            else:
+                candidate.problem = self.strategy.refuses(candidate.code, self.target.code)
         for index, candidate in enumerate(candidates):
-            self.transcript.write(
+            self.record(
                 "candidate",
-                turn=self.turn,
                 index=index,
                 ok=candidate.ok,
                 problem=candidate.problem,
@@ -402,25 +427,54 @@ class Session:
                 explanation=candidate.explanation,
                 code=candidate.code,
             )
+        return candidates
+
+    def _turn(self) -> _TurnOutcome | None:
+        """Ask for a fix (after the mode's own step), check every sample, run the usable ones,
+        and guard the all-passing ones in vote order. None when no sample was usable
+        (`check_error` says why)."""
+        extra = self.strategy.before_fix(self)
+        if extra is None:
+            return None
+        variables = self.prompt_vars(**extra)
+        self.check_error, self.repeat_note = "", ""
+        self._emit("asking the model", 0.3)
+        rendered, completion = self.ask(
+            self.strategy.fix_step, variables, n=max(1, self.request.samples)
+        )
+        self._emit(f"checking {len(completion.texts)} candidate(s)", 0.7)
+        candidates = self._candidates(rendered, completion)
         usable = [c for c in candidates if c.ok]
         self.candidates_checked += len(usable)
         if not usable:
             self.check_error = candidates[0].problem if candidates else "the model gave no answer"
             return None
         if not self.request.tests:
-            return _Evaluated(usable[0], None)
-        scored: list[Scored] = []
-        for index, candidate in enumerate(usable):
-            assert candidate.new_source is not None
-            run = self._cached_run("chosen", self.request.tests, candidate, index)
-            scored.append(Scored(index, run))
-        picked = choose(scored)
-        assert picked is not None
+            return _TurnOutcome(_Evaluated(usable[0], None))
+        scored = [
+            Scored(index, self._cached_run("chosen", self.request.tests, candidate, index))
+            for index, candidate in enumerate(usable)
+        ]
+        ordered = rank(scored)
         if len(usable) > 1:
-            self.transcript.write(
-                "vote", turn=self.turn, picked=picked.index, passed=[s.run.passed for s in scored]
+            self.record(
+                "vote",
+                picked=ordered[0].index,
+                order=[s.index for s in ordered],
+                passed=[s.run.passed for s in scored],
             )
-        return _Evaluated(usable[picked.index], picked.run)
+        first_broken: _TurnOutcome | None = None
+        for voted in ordered:  # every all-passing sample, in vote order, until one is safe
+            if not voted.run.all_passed:
+                break
+            evaluated = _Evaluated(usable[voted.index], voted.run)
+            broken, wider = self._guard(evaluated)
+            if not broken:
+                return _TurnOutcome(evaluated, wider=wider, fixed=True)
+            first_broken = first_broken or _TurnOutcome(evaluated, broken=broken)
+        if first_broken is not None:
+            return first_broken
+        return _TurnOutcome(_Evaluated(usable[ordered[0].index], ordered[0].run))
 
     def _cached_run(
         self, kind: str, nodeids: list[str], candidate: Candidate, index: int
@@ -430,53 +484,77 @@ class Session:
         assert candidate.new_source is not None
         key = (kind, program_key(candidate.code or candidate.new_source))
         if key in self._runs:
-            self.transcript.write("tests_reused", turn=self.turn, label=kind)
+            self.record("tests_reused", label=kind)
             return self._runs[key]
         if kind == "chosen":
             self._emit(f"running {len(nodeids)} tests on candidate {index + 1}", 0.8)
         else:
             self._emit(f"running {len(nodeids)} wider tests", 0.9)
-        run = self._run_tests(nodeids, candidate.new_source, label=kind)
+        run = self.run_tests(nodeids, candidate.new_source, label=kind)
         self._runs[key] = run
         return run
 
-    def _guard(self, evaluated: _Evaluated) -> tuple[bool, RunResult | None]:
-        """Regression guard: the candidate must not break a wider test that passed before."""
+    def _guard(self, evaluated: _Evaluated) -> tuple[list[TestResult], RunResult | None]:
+        """Regression guard: the wider tests that passed before and fail (or vanish) with the
+        candidate; [] when it is safe."""
         if not self.request.wider_tests or self.wider_before is None:
-            return True, None
-        assert evaluated.candidate.new_source is not None
+            return [], None
         after = self._cached_run("wider", self.request.wider_tests, evaluated.candidate, 0)
         now = after.by_id()
         broken = [
-            t.nodeid
+            now.get(t.nodeid) or TestResult(nodeid=t.nodeid, outcome="error", message="did not run")
             for t in self.wider_before.tests
             if t.ok and (t.nodeid not in now or not now[t.nodeid].ok)
         ]
-        self.transcript.write("guard", turn=self.turn, broken=broken, result=_compact(after))
-        return not broken, after
+        self.record("guard", broken=[t.nodeid for t in broken], result=_compact(after))
+        return broken, after
+
+    # -- memory --------------------------------------------------------------------------------
+
+    def _remember(self, evaluated: _Evaluated, verdict: str, kept: bool) -> None:
+        """Keep the attempt for the next prompts; a program seen before is said to repeat, and
+        the next turn samples instead of asking greedily again."""
+        run, code = evaluated.run, evaluated.candidate.code
+        if run is None or not code:
+            return
+        shows = self.strategy.shows_failures
+        attempt = self.attempts.add(
+            code,
+            turn=self.turn,
+            mode=self.strategy.name,
+            tally=f"{run.passed}/{run.total}",
+            feedback=feedback.describe_failures(run, self.target, self.file) if shows else "",
+            verdict=verdict,
+            kept=kept,
+        )
+        self.record("attempt", number=attempt.number, kept=kept, repeat_of=attempt.repeat_of)
+        if attempt.repeat_of:
+            self.repeat_note = (
+                f"Your last answer was the same program as {attempt.repeat_of}, which did not "
+                "work; sending it again does not help, so make a different change."
+            )
+            self._sample_turn = self.turn + 1
+
+    def _next_mode(self) -> None:
+        """After a turn with no gain, the plan's next mode (auto); a plain mode stays."""
+        if self._plan_step + 1 >= len(self.plan):
+            return
+        self._enter_mode(self._plan_step + 1)
+
+    def _enter_mode(self, step: int) -> None:
+        self._plan_step = step
+        planned = self.plan[step]
+        self.strategy = STRATEGIES[planned.mode]
+        self.mode = planned.mode
+        self.recorder.record(
+            "mode", turn=self.turn, requested=self.request.mode, mode=self.mode, why=planned.why
+        )
 
     # -- the loop ------------------------------------------------------------------------------
 
     def _setup(self) -> StopReason | None:
         request = self.request
-        if request.source_override is not None:
-            self.source = request.source_override
-        else:
-            try:
-                with self.file.open(encoding="utf-8", newline="") as handle:
-                    self.source = handle.read()  # keep the file's own line endings
-            except OSError as error:
-                raise _Stop("error", f"cannot read {self.file}: {error.strerror or error}")
-        try:
-            self.target = locate(self.source, request.qualname)
-        except TargetNotFound as error:
-            raise _Stop("error", f"{self.label}: {error}")
-        self.current_code = self.target.code
-        self.tests_shown = [
-            ShownTest(nodeid, feedback.source_of_test(Path(request.project_root), nodeid))
-            for nodeid in request.tests
-        ]
-        self.transcript.write(
+        self.recorder.record(
             "session_start",
             file=str(self.file),
             qualname=request.qualname,
@@ -488,10 +566,13 @@ class Session:
             backend=self.backend.name,
             prompt_form=self.backend.prompt_form,
             function_range=[self.target.start_line, self.target.end_line],
+            mode_plan=[p.mode for p in self.plan],
         )
+        if self._probe_problem:
+            self.recorder.record("probe_check", ok=False, reason=self._probe_problem)
         if request.tests:
             self._emit(f"running {len(request.tests)} tests")
-            self.chosen_before = self._run_tests(request.tests, self.source, label="baseline")
+            self.chosen_before = self.run_tests(request.tests, self.source, label="baseline")
             if self.chosen_before.error and not self.chosen_before.tests:
                 raise _Stop("error", f"the tests could not run: {self.chosen_before.error}")
             missing = _missing(request.tests, self.chosen_before)
@@ -506,17 +587,14 @@ class Session:
             self.current_run = self.chosen_before
         if request.wider_tests:
             self._emit(f"running {len(request.wider_tests)} wider tests")
-            self.wider_before = self._run_tests(request.wider_tests, self.source, label="wider")
-        self.mode, why = resolve_mode(
-            request.mode, has_tests=bool(request.tests), can_probe=self._can_probe()
-        )
-        self.spec = MODE_SPECS[self.mode]
-        self.transcript.write("mode", requested=request.mode, mode=self.mode, why=why)
+            self.wider_before = self.run_tests(request.wider_tests, self.source, label="wider")
         return None
 
-    def _can_probe(self) -> bool:
-        if self.request.mode not in ("auto", "probe") or self.target is None:
-            return False
+    def _why_no_probes(self) -> str:
+        """Why probes cannot go into this function; "" when they can, or when the requested
+        mode would never use them (the instrumenter is not even tried)."""
+        if self.request.mode not in ("auto", "probe"):
+            return ""
         try:
             from selfdebug.instrument import instrument_function
 
@@ -524,15 +602,13 @@ class Session:
                 self.source.encode("utf-8"), self.target.qualname, self.request.probe_level
             )
         except Exception as error:  # any failure means: no probes for this function
-            self.transcript.write(
-                "probe_check", ok=False, reason=f"{type(error).__name__}: {error}"
-            )
-            return False
-        return True
+            return f"{type(error).__name__}: {error}"
+        return ""
 
     def _loop(self) -> StopReason:
         request = self.request
-        max_turns = 1 if not self.spec.loops or not request.tests else max(1, request.max_turns)
+        self._enter_mode(0)
+        max_turns = self._max_turns()
         best_passed = self.chosen_before.passed if self.chosen_before else 0
         without_improvement = 0
         while True:
@@ -540,36 +616,64 @@ class Session:
                 return "max_turns"
             self.turn += 1
             self._emit(f"turn {self.turn}/{max_turns}")
-            evaluated = self._turn()
+            outcome = self._turn()
             improved = False
-            if evaluated is not None and evaluated.run is None:  # no tests: structural only
-                self.best, self.fixed_at_turn = evaluated, self.turn
-            elif evaluated is not None and evaluated.run is not None:
-                run = evaluated.run
-                if run.all_passed:
-                    safe, wider = self._guard(evaluated)
-                    if safe:
-                        self.best, self.best_wider = evaluated, wider
-                        self.fixed_at_turn = self.turn
-                        return "passed"
-                    self.check_error = REGRESSION_NOTE
-                else:
-                    if run.passed > best_passed:
-                        best_passed, improved = run.passed, True
-                        self.best, self.best_wider = evaluated, None
-                        self.fixed_at_turn = self.turn
-                    assert self.current_run is not None
-                    if run.passed >= self.current_run.passed and evaluated.candidate.code:
-                        self.current_code = evaluated.candidate.code
-                        self.current_run = run
+            if outcome is not None and outcome.evaluated.run is None:  # no tests: structural
+                self.best, self.fixed_at_turn = outcome.evaluated, self.turn
+            elif outcome is not None and outcome.fixed:
+                self.best, self.best_wider = outcome.evaluated, outcome.wider
+                self.fixed_at_turn = self.turn
+                return "passed"
+            elif outcome is not None and outcome.broken is not None:
+                self.check_error = regression_note(outcome.broken, self.target, self.file)
+                names = ", ".join(f"`{t.nodeid}`" for t in outcome.broken[:3])
+                verdict = f"Not kept: it passed the tests shown but broke {names}."
+                self._remember(outcome.evaluated, verdict, kept=False)
+            elif outcome is not None:
+                improved = self._weigh(outcome.evaluated, best_passed)
+                if improved:
+                    best_passed = self.best.run.passed if self.best and self.best.run else 0
             if improved:
                 without_improvement = 0
             else:
                 without_improvement += 1
-            if not self.spec.loops:
+            if not self.strategy.loops:
                 return "max_turns"
             if without_improvement >= request.no_improvement_limit:
                 return "no_improvement"
+            if not improved:
+                self._next_mode()
+
+    def _weigh(self, evaluated: _Evaluated, best_passed: int) -> bool:
+        """A candidate that does not pass every chosen test: the best so far when it passes
+        more than any before (True), the version shown next when it passes no fewer than the
+        current one; remembered either way."""
+        run = evaluated.run
+        assert run is not None and self.current_run is not None
+        improved = run.passed > best_passed
+        if improved:
+            self.best, self.best_wider = evaluated, None
+            self.fixed_at_turn = self.turn
+        current = f"{self.current_run.passed}/{self.current_run.total}"
+        if run.passed >= self.current_run.passed and evaluated.candidate.code:
+            verdict = (
+                f"Kept: it passed {run.passed}/{run.total}, no fewer than before ({current}), "
+                "so the function shown above is this version."
+            )
+            if not self.strategy.shows_failures:
+                verdict = "Kept: the function shown above is this version; it is still wrong."
+            self._remember(evaluated, verdict, kept=True)
+            self.current_code = evaluated.candidate.code
+            self.current_run = run
+        else:
+            verdict = (
+                f"Not kept: it passed fewer tests ({run.passed}/{run.total}) than the version "
+                f"shown above ({current})."
+            )
+            if not self.strategy.shows_failures:
+                verdict = "Not kept: it is still wrong."
+            self._remember(evaluated, verdict, kept=False)
+        return improved
 
     def _final_guard(self) -> None:
         """A partial improvement is proposed only if it also keeps the wider tests."""
@@ -577,8 +681,8 @@ class Session:
             return
         if not self.request.wider_tests:
             return
-        safe, wider = self._guard(self.best)
-        if safe:
+        broken, wider = self._guard(self.best)
+        if not broken:
             self.best_wider = wider
         else:
             self.warnings.append("the best partial candidate broke a wider test; not proposed")
@@ -593,7 +697,7 @@ class Session:
         except _Stop as halt:
             stop, error = halt.reason, halt.message if halt.reason == "error" else ""
             if halt.reason != "error":
-                self.transcript.write("budget", reason=halt.reason, message=halt.message)
+                self.recorder.record("budget", reason=halt.reason, message=halt.message)
         except (Cancelled, BackendCancelled):
             stop = "cancelled"
         except BackendTimeout as problem:
@@ -606,7 +710,7 @@ class Session:
             stop, error = "error", str(problem)
         except Exception as problem:  # never crash the caller (LSP server, CLI, benchmark)
             stop, error = "error", f"{type(problem).__name__}: {problem}"
-            self.transcript.write("exception", traceback=traceback.format_exc())
+            self.recorder.record("exception", traceback=traceback.format_exc())
         try:
             if stop not in ("cancelled", "error", "passed"):
                 self._final_guard()
@@ -616,25 +720,7 @@ class Session:
             self.best = None
             error = error or f"regression guard failed: {problem}"
         result = self._result(stop, error)
-        self.transcript.write(
-            "session_end",
-            stop_reason=result.stop_reason,
-            error=result.error,
-            turns=result.turns,
-            mode=result.mode,
-            summary=result.summary(),
-            chosen_before=result.chosen_before,
-            chosen_after=result.chosen_after,
-            wider_before=result.wider_before,
-            wider_after=result.wider_after,
-            explanation=result.explanation,
-            diff=result.diff,
-            prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens,
-            model_calls=result.model_calls,
-            seconds=round(result.seconds, 3),
-            model_seconds=round(result.model_seconds, 3),
-        )
+        _record_end(self.recorder, result)
         self.close()
         return result
 
@@ -649,7 +735,7 @@ class Session:
             stop_reason=stop,
             turns=self.turn,
             mode=self.mode,  # still the requested one when the session ended before choosing
-            original_function=target.code if target else "",
+            original_function=target.code,
             fixed_function=best.candidate.code if best is not None else None,
             fixed_file=fixed_file,
             diff=unified_diff(self.source, fixed_file, self.label) if fixed_file else "",
@@ -666,18 +752,37 @@ class Session:
             fixed_at_turn=self.fixed_at_turn if best is not None else None,
             error=error,
             transcript_path=self.request.transcript_path,
-            function_range=(target.start_line, target.end_line) if target else (0, 0),
+            function_range=(target.start_line, target.end_line),
             warnings=warnings,
             candidates_checked=self.candidates_checked,
         )
 
     def close(self) -> None:
-        self.transcript.close()
+        self.recorder.close()
         if self._own_runner and self._runner is not None:
             try:
                 self._runner.close()
             finally:
                 self._runner = None
+
+
+def _unlocated_result(request: DebugRequest, error: str, started: float) -> DebugResult:
+    """The result of a session that never started: its function could not be found."""
+    return DebugResult(
+        stop_reason="error",
+        turns=0,
+        mode=request.mode,
+        original_function="",
+        fixed_function=None,
+        fixed_file=None,
+        diff="",
+        explanation="",
+        chosen_before=TestTally(0, len(request.tests)),
+        chosen_after=None,
+        seconds=time.monotonic() - started,
+        error=error,
+        transcript_path=request.transcript_path,
+    )
 
 
 def run_session(
@@ -691,4 +796,23 @@ def run_session(
     """Debug `request.qualname` in `request.file` with `backend`; see the module docstring.
     Creates (and closes) a ProjectRunner when none is given. Never raises for session problems:
     they come back as stop_reason "error" with `DebugResult.error` set."""
-    return Session(request, backend, runner, progress, cancel).run()
+    started = time.monotonic()
+    recorder = Recorder(Transcript(request.transcript_path), progress)
+    try:
+        source, target = read_target(request)
+    except _Stop as halt:
+        result = _unlocated_result(request, halt.message, started)
+        _record_end(recorder, result)
+        recorder.close()
+        return result
+    session = Session(
+        request,
+        backend,
+        source,
+        target,
+        runner=runner,
+        recorder=recorder,
+        cancel=cancel,
+        started=started,
+    )
+    return session.run()
