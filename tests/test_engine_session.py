@@ -137,11 +137,13 @@ def test_probe_mode_feeds_back_the_real_log(project, runner):
     assert "inconsistent" in prompt
 
 
-def test_auto_uses_probes_when_tests_fail(project, runner):
-    result = run_session(
-        make_request(project, mode="auto"), ScriptedBackend([reply(GOOD)]), runner=runner
-    )
-    assert result.mode == "probe" and result.stop_reason == "passed"
+def test_auto_starts_with_the_real_test_results(project, runner):
+    """docs/MODES.md: auto's first turn is `ut` (its later turns: tests/test_engine_turns.py)."""
+    backend = ScriptedBackend([reply(GOOD)])
+    result = run_session(make_request(project, mode="auto"), backend, runner=runner)
+    assert result.mode == "ut" and result.stop_reason == "passed"
+    assert "got 3, expected 6" in prompt_text(backend, 0)
+    assert "automatic tracing" not in prompt_text(backend, 0)
 
 
 def test_print_mode_runs_the_models_prints_and_shows_their_output(project, runner):
@@ -163,11 +165,22 @@ def test_print_mode_runs_the_models_prints_and_shows_their_output(project, runne
 
 def test_print_mode_rejects_a_version_that_changes_code(project, runner):
     changed = "def sum_to(n):\n    print(n)\n    return n * (n + 1) // 2\n"
-    backend = ScriptedBackend([f"```python\n{changed}```\n", reply(GOOD)])
+    with_prints = (
+        'def sum_to(n):\n    """Return 1 + 2 + ... + n (0 when n <= 0)."""\n    total = 0\n'
+        '    for i in range(1, n):\n        print("i", i)\n        total += i\n'
+        "    return total\n"
+    )
+    backend = ScriptedBackend(
+        [f"```python\n{changed}```\n", f"```python\n{with_prints}```\n", reply(GOOD)]
+    )
     result = run_session(make_request(project, mode="print", max_turns=2), backend, runner=runner)
-    # turn 1: prints rejected (no fix call); turn 2 is told why
-    assert "the version with prints was not used" in prompt_text(backend, 1)
-    assert result.fixed_function is None or result.fixed_at_turn == 2
+    # turn 1: prints rejected, so no fix call; turn 2 asks for prints again and is told why
+    assert result.model_calls == 3
+    second = prompt_text(backend, 1)
+    assert "Add ONLY print" in second and "the version with prints was not used" in second
+    assert "i 1" in prompt_text(backend, 2)  # turn 2's prints ran
+    assert result.stop_reason == "passed" and result.fixed_at_turn == 2
+    assert result.fixed_function == GOOD
 
 
 def test_none_mode_is_a_single_shot(project, runner):
