@@ -270,6 +270,7 @@ class Session:
         )
 
     def emit(self, phase: str, fraction: float = 0.0) -> None:
+        """Progress from a mode's own step (modes.Workbench)."""
         self._emit(phase, fraction)
 
     def record(self, event: str, **fields: Any) -> None:
