@@ -38,7 +38,6 @@ describe('package.json contributes', () => {
                 }
             }
         }
-        assert.deepEqual(properties['selfdebug.mode'].enum, ['auto', 'simple', 'ut', 'explain', 'trace', 'print', 'probe']);
         assert.deepEqual(properties['selfdebug.isolation'].enum, ['auto', 'bwrap', 'rlimits']);
         assert.deepEqual(properties['selfdebug.backend'].enum, ['llama', 'openai']);
     });

@@ -23,8 +23,8 @@ M.defaults = {
   filetypes = { 'python' },
   root_markers = { 'pyproject.toml', 'setup.cfg', 'setup.py', 'pytest.ini', 'tox.ini', '.git' },
   -- Answered to the server's workspace/configuration requests (section "selfdebug"); every key
-  -- is optional: backend, modelPath, endpointUrl, modelName, apiKeyEnv, allowRemote, mode,
-  -- maxTurns, samples, testSelection, testTimeout, isolation, runOnSave, showReport, pythonPath.
+  -- is optional. The keys and defaults are the server's `ServerSettings` (server/lsp/settings.py;
+  -- VS Code's Settings editor describes each one).
   settings = { selfdebug = {} },
   review = {
     write = true, -- Accept writes the buffer when it had no unsaved changes before (fix on disk)

@@ -31,13 +31,14 @@ from selfdebug.bench.repair_report import (
     render_markdown,
 )
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
+from selfdebug.server.engine.types import MODES
 
 if TYPE_CHECKING:
     from selfdebug.server.backends.base import Backend
     from selfdebug.server.backends.settings import BackendSettings
     from selfdebug.server.cancel import CancelToken
 
-DEFAULT_MODES = "none,simple,ut,explain,trace,print,probe"
+DEFAULT_MODES = ",".join(mode for mode in MODES if mode != "auto")  # each mode as it is
 RESULTS_FILE = "results.jsonl"
 CONFIG_FILE = "config.json"
 VISIBLE_POLICY = (
@@ -289,7 +290,6 @@ def run_repair(
     after each result is saved; if it raises, the run stops (pending pairs stay to be resumed).
     """
     from selfdebug.server.cancel import CancelToken
-    from selfdebug.server.engine.types import MODES
 
     unknown = [m for m in config.modes if m not in MODES]
     if unknown:

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from selfdebug.commands.model_options import add_model_arguments, model_argv
+from selfdebug.server.engine.types import MODES
 
 DEMO_FILE = "shop.py"
 DEMO_FUNCTION = "total_price"
@@ -22,9 +23,7 @@ DEMO_FILES = ("pyproject.toml", "shop.py", "check_shop.py")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from selfdebug.commands.fix import MODE_CHOICES
-
-    parser.add_argument("--mode", choices=MODE_CHOICES, default="auto")
+    parser.add_argument("--mode", choices=MODES, default="auto")
     add_model_arguments(parser)
     parser.add_argument("--max-turns", type=int, default=3, metavar="N")
     parser.add_argument("--samples", type=int, default=1, metavar="N")

@@ -23,11 +23,10 @@ from selfdebug.commands.isolation_options import (
     warn_about,
 )
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
+from selfdebug.server.engine.types import MODES
 
 if TYPE_CHECKING:
     from selfdebug.server.engine.types import DebugRequest, DebugResult
-
-MODE_CHOICES = ("auto", "none", "simple", "ut", "explain", "trace", "print", "probe")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         const=[],
         help="no regression guard beyond the chosen tests",
     )
-    parser.add_argument("--mode", choices=MODE_CHOICES, default="auto")
+    parser.add_argument("--mode", choices=MODES, default="auto")
     add_model_arguments(parser)
     parser.add_argument("--max-turns", type=int, default=10, metavar="N")
     parser.add_argument("--samples", type=int, default=1, metavar="N")

@@ -13,27 +13,35 @@ checks), vote (sampling + majority vote), target (the function in its file), rec
 transcript (JSON lines + progress), diffing, request (DebugRequest building).
 """
 
-from selfdebug.server.engine.request import (
-    RequestError,
-    build_request,
-    default_wider_tests,
-    normalize_nodeid,
-    resolve_tests,
-)
-from selfdebug.server.engine.session import run_session
-from selfdebug.server.engine.types import (
-    MODES,
-    DebugRequest,
-    DebugResult,
-    Progress,
-    ProgressCallback,
-    TestTally,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from selfdebug.server.engine.request import (
+        RequestError,
+        build_request,
+        default_wider_tests,
+        normalize_nodeid,
+        resolve_tests,
+    )
+    from selfdebug.server.engine.session import run_session
+    from selfdebug.server.engine.types import (
+        MODES,
+        DebugRequest,
+        DebugResult,
+        Mode,
+        Progress,
+        ProgressCallback,
+        TestTally,
+    )
 
 __all__ = [
     "MODES",
     "DebugRequest",
     "DebugResult",
+    "Mode",
     "Progress",
     "ProgressCallback",
     "RequestError",
@@ -44,3 +52,17 @@ __all__ = [
     "resolve_tests",
     "run_session",
 ]
+
+if not TYPE_CHECKING:  # mypy reads the imports above, so a misspelt name stays an error
+
+    def __getattr__(name: str) -> Any:
+        """The names above load the engine on first use (PEP 562): a light submodule such as
+        `types` (the CLI's --mode choices) can be imported without the loop, the runner and
+        Jinja2."""
+        if name not in __all__:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        for submodule in ("types", "request", "session"):
+            module = importlib.import_module(f"{__name__}.{submodule}")
+            if name in vars(module):
+                return vars(module)[name]
+        raise AttributeError(name)

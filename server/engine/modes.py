@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from selfdebug.server.engine import feedback
 from selfdebug.server.engine.candidate import count_print_calls, extract_code
-from selfdebug.server.engine.types import DebugRequest, Mode
+from selfdebug.server.engine.types import MODES, DebugRequest, Mode
 
 if TYPE_CHECKING:
     from selfdebug.server.backends.base import Completion
@@ -53,10 +53,13 @@ class Workbench(Protocol):
 class ModeStrategy:
     """A mode that asks for the fix straight away (simple, ut, explain, trace, none)."""
 
-    name: str
+    name: Mode
     fix_step: str  # prompt template of the fixing call
+    asks: str  # what the fixing call asks the model for (the progress text of that step)
     shows_failures: bool = True  # the prompt includes the failing tests' real results
+    needs_tests: bool = True  # without tests the session falls back to `explain`
     loops: bool = True  # False: one single-shot repair (the benchmark baseline)
+    in_editors: bool = True  # offered by the editors' `mode` setting (package.json's enum)
 
     def before_fix(self, bench: Workbench) -> dict[str, str] | None:
         """Extra prompt variables for the fix call; None ends the turn without a fix call
@@ -151,15 +154,44 @@ class PrintMode(ModeStrategy):
         return ""
 
 
-STRATEGIES: dict[str, ModeStrategy] = {
-    "none": ModeStrategy("none", "fix_ut", loops=False),
-    "simple": ModeStrategy("simple", "fix_simple", shows_failures=False),
-    "ut": ModeStrategy("ut", "fix_ut"),
-    "explain": ModeStrategy("explain", "fix_explain"),
-    "trace": ModeStrategy("trace", "fix_trace"),
-    "print": PrintMode("print", "fix_log"),
-    "probe": ProbeMode("probe", "fix_log"),
+# One per mode of types.Mode but `auto` (tests/test_vocabulary.py checks that none is missing).
+STRATEGIES: dict[Mode, ModeStrategy] = {
+    strategy.name: strategy
+    for strategy in (
+        ModeStrategy(
+            "none",
+            "fix_ut",
+            "asking the model for a one-shot fix",
+            needs_tests=False,
+            loops=False,
+            in_editors=False,
+        ),
+        ModeStrategy(
+            "simple",
+            "fix_simple",
+            "asking the model for a fix (it is told only pass/fail)",
+            shows_failures=False,
+            needs_tests=False,
+        ),
+        ModeStrategy("ut", "fix_ut", "asking the model for a fix from the test results"),
+        ModeStrategy(
+            "explain",
+            "fix_explain",
+            "asking the model to explain the code line by line, then fix it",
+            needs_tests=False,
+        ),
+        ModeStrategy(
+            "trace", "fix_trace", "asking the model to trace the failing test, then fix it"
+        ),
+        PrintMode("print", "fix_log", "asking the model for a fix from the log of its prints"),
+        ProbeMode("probe", "fix_log", "asking the model for a fix from the probe log"),
+    )
 }
+
+# The modes the editors offer in their `mode` setting, in this order.
+EDITOR_MODES: tuple[Mode, ...] = tuple(
+    mode for mode in MODES if mode == "auto" or STRATEGIES[mode].in_editors
+)
 
 
 @dataclass(frozen=True)
@@ -168,7 +200,7 @@ class PlannedMode:
     why: str  # shown in the transcript ("" when it is simply the mode asked for)
 
 
-def plan_modes(requested: str, *, has_tests: bool, can_probe: bool) -> list[PlannedMode]:
+def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[PlannedMode]:
     """The modes a session runs, in order: the first from turn 1, each next one after a turn that
     gained nothing (no more chosen tests passing). A plain mode is a plan of one.
 
@@ -179,14 +211,13 @@ def plan_modes(requested: str, *, has_tests: bool, can_probe: bool) -> list[Plan
     probes can be inserted; then `explain`, a different way of reading the same code.
 
     Without tests there are no failures to show or run, so every mode that needs them falls back
-    to `explain` (the model can still reason about the code on its own)."""
-    if requested not in STRATEGIES and requested != "auto":
-        raise ValueError(f"unknown mode {requested!r}")
-    mode = cast(Mode, requested)  # checked just above
+    to `explain` (the model can still reason about the code on its own). `requested` was checked
+    where it came in (CLI choices, the server's settings and command arguments, the benchmark's
+    --modes)."""
     if not has_tests:
-        if requested in ("auto", "ut", "trace", "print", "probe"):
+        if requested == "auto" or STRATEGIES[requested].needs_tests:
             return [PlannedMode("explain", "no tests: explain the code instead")]
-        return [PlannedMode(mode, "")]
+        return [PlannedMode(requested, "")]
     if requested == "auto":
         plan = [PlannedMode("ut", "auto: tests fail; start with their real results")]
         if can_probe:
@@ -195,10 +226,4 @@ def plan_modes(requested: str, *, has_tests: bool, can_probe: bool) -> list[Plan
         return plan
     if requested == "probe" and not can_probe:
         return [PlannedMode("explain", "probes cannot be inserted in this function")]
-    return [PlannedMode(mode, "")]
-
-
-def resolve_mode(requested: str, *, has_tests: bool, can_probe: bool) -> tuple[Mode, str]:
-    """The mode of the first turn and, when it differs from the request, why."""
-    first = plan_modes(requested, has_tests=has_tests, can_probe=can_probe)[0]
-    return first.mode, first.why
+    return [PlannedMode(requested, "")]

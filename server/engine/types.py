@@ -6,10 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
-Mode = Literal["none", "simple", "ut", "explain", "trace", "print", "probe", "auto"]
-MODES: tuple[str, ...] = ("none", "simple", "ut", "explain", "trace", "print", "probe", "auto")
+# The feedback modes, named once; what each one does is in modes.py (`STRATEGIES`), and everything
+# else derives from these two: the CLI's --mode choices, the server's `mode` setting and command
+# argument (typed `Mode`, checked against the Literal), the benchmark's default modes.
+# tests/test_vocabulary.py checks the editors' manifest against them. `auto` is a plan of modes.
+Mode = Literal["auto", "none", "simple", "ut", "explain", "trace", "print", "probe"]
+MODES: tuple[Mode, ...] = get_args(Mode)
 
 StopReason = Literal[
     "passed",  # all chosen tests pass (and the wider guard holds)
@@ -39,13 +43,13 @@ class DebugRequest:
     source_override: str | None = None  # the editor's unsaved buffer text for `file`
     transcript_path: Path | None = None  # JSON lines; written as the session goes
     no_improvement_limit: int = 3
-    # Added by the engine (all defaulted, so older callers keep working):
+    # The model calls and the prompts:
     max_tokens: int = 512  # per model call
     temperature: float = 0.7  # used only when samples > 1 (greedy otherwise)
     probe_level: Literal["blocks", "lines"] = "blocks"  # automatic probes in `probe` mode
     log_chars: int = 4000  # probe/print log shown to the model, truncated with a marker
     prompts_dir: Path | None = None  # overrides templates by name (also env SELFDEBUG_PROMPTS_DIR)
-    model_call_deadline_s: float = 120.0  # one model call (BackendSettings.timeout_s)
+    model_call_deadline_s: float = 120.0  # per call (modelCallDeadline, --call-deadline)
 
 
 @dataclass
@@ -76,7 +80,7 @@ class TestTally:
 class DebugResult:
     stop_reason: StopReason
     turns: int
-    mode: str  # the mode actually used (auto resolved)
+    mode: Mode  # the mode actually used (auto resolved, unless the session ended before)
     original_function: str  # source text of the function before
     fixed_function: str | None  # best candidate's function source, None when no candidate
     fixed_file: str | None  # whole new file text, None when no candidate

@@ -10,8 +10,10 @@ Argument schema (one JSON object, the command's only argument):
 
 `uri` is required, plus `qualname` (the function's dotted name) or `position` (0-based line,
 UTF-16 column anywhere inside the function: the innermost function there is used). `version` is
-the document version the caller saw (optional; the edit is refused if the document changed
-since). `mode` is one of the engine's modes (optional; default: the `mode` setting).
+the document version the caller saw (optional; a self-debug session is refused at once when the
+document is no longer at that version, and its fix when the document changes during the session).
+`mode` is one of the engine's modes (optional; default: the `mode` setting when the session
+starts).
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+from cattrs.errors import AttributeValidationNote
 from cattrs.gen import make_dict_structure_fn
 from pygls.exceptions import JsonRpcInvalidParams
 
-from selfdebug.server.engine.types import MODES
+from selfdebug.server.engine.types import Mode
 from selfdebug.server.lsp.settings import strict_converter
 
 
@@ -37,11 +40,6 @@ def _file_uri(instance: object, attribute: attrs.Attribute, value: str) -> None:
         raise ValueError(f"uri must be a file: URI, got {value!r}")
 
 
-def _mode(instance: object, attribute: attrs.Attribute, value: str | None) -> None:
-    if value is not None and value not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {value!r}")
-
-
 @attrs.frozen
 class FunctionTarget:
     """Which function a command works on, and how."""
@@ -50,7 +48,7 @@ class FunctionTarget:
     qualname: str | None = None
     position: CursorPosition | None = None
     version: int | None = None
-    mode: str | None = attrs.field(default=None, validator=_mode)
+    mode: Mode | None = None  # checked against the Literal's values (see `strict_converter`)
 
     def __attrs_post_init__(self) -> None:
         if not self.qualname and self.position is None:
@@ -76,9 +74,13 @@ def parse_target(arguments: tuple[Any, ...]) -> FunctionTarget:
         raise JsonRpcInvalidParams(f"bad arguments: {_explain(error)}")
 
 
-def _explain(error: BaseException) -> str:
-    """cattrs groups errors; a user wants the first concrete one."""
+def _explain(error: BaseException, path: str = "") -> str:
+    """cattrs groups errors; a user wants the first concrete one, named by the argument it is
+    about ("position.line: ...")."""
     inner = getattr(error, "exceptions", None)
-    if inner:
-        return _explain(inner[0])
-    return str(error)
+    if not inner:
+        return f"{path}: {error}" if path else str(error)
+    first = inner[0]
+    notes = getattr(first, "__notes__", ())
+    names = [note.name for note in notes if isinstance(note, AttributeValidationNote)]
+    return _explain(first, ".".join(part for part in (path, *names) if part))

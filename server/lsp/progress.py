@@ -16,33 +16,24 @@ from typing import TYPE_CHECKING, cast
 from lsprotocol.types import WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport
 
 from selfdebug.server.cancel import CancelToken
+from selfdebug.server.engine.modes import STRATEGIES
 from selfdebug.server.engine.types import Progress
 from selfdebug.server.lsp.protocol import AnsweringProtocol
 
 if TYPE_CHECKING:
+    from selfdebug.server.engine.types import Mode
     from selfdebug.server.lsp.server import SelfDebugServer
 
 logger = logging.getLogger(__name__)
-
-
-# What the fixing call of each mode asks for: the progress names the mode's step, not only
-# "asking the model" (a turn in `explain` mode takes longer than one in `simple`, and why).
-FIX_STEPS = {
-    "none": "asking the model for a one-shot fix",
-    "simple": "asking the model for a fix (it is told only pass/fail)",
-    "ut": "asking the model for a fix from the test results",
-    "explain": "asking the model to explain the code line by line, then fix it",
-    "trace": "asking the model to trace the failing test, then fix it",
-    "print": "asking the model for a fix from the log of its prints",
-    "probe": "asking the model for a fix from the probe log",
-}
 
 
 def progress_message(event: Progress) -> str:
     """'turn 2/10, explain mode: asking the model to explain the code line by line, then fix it';
     without a mode (before it is resolved) the engine's own wording."""
     if event.mode and event.turn:
-        step = FIX_STEPS.get(event.mode, event.phase) if event.phase == "asking the model" else ""
+        # the mode's own step, not only "asking the model" (an `explain` turn takes longer, and why)
+        strategy = STRATEGIES.get(cast("Mode", event.mode))  # unknown text: no strategy
+        step = strategy.asks if strategy and event.phase == "asking the model" else ""
         head = f"turn {event.turn}/{event.max_turns}, {event.mode} mode"
         return f"{head}: {step or event.phase}"
     if event.message:

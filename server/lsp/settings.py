@@ -8,23 +8,20 @@ server. A bad value never blocks the user: it is reported as a problem and its d
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args, get_origin
 
 import attrs
 import cattrs
 
 from selfdebug.server.backends.settings import BackendSettings
-from selfdebug.server.engine.types import MODES, DebugRequest, Mode
+from selfdebug.server.engine.types import DebugRequest, Mode
 
 if TYPE_CHECKING:
     from selfdebug.server.runner.settings import IsolationMode, RunnerSettings
 
 SECTION = "selfdebug"
-
-Isolation = Literal["auto", "bwrap", "rlimits"]
 
 
 def _positive(instance: object, attribute: attrs.Attribute, value: float) -> None:
@@ -64,7 +61,7 @@ class ServerSettings:
     allow_remote: bool = False
     model_keep_alive: float = attrs.field(default=300.0, validator=_not_negative)  # s idle
     model_call_deadline: float = attrs.field(default=120.0, validator=_positive)  # s per call
-    mode: str = attrs.field(default="auto", validator=_in(MODES))
+    mode: Mode = "auto"  # checked against the Literal's values (see `strict_converter`)
     max_turns: int = attrs.field(default=10, validator=_positive)
     samples: int = attrs.field(default=1, validator=_positive)
     test_selection: str | list[str] = attrs.field(default="auto", validator=_test_selection)
@@ -83,10 +80,6 @@ def camel_case(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def snake_case(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
 def _strict(kind: type) -> Any:
     """cattrs' default hooks coerce ("no" -> True, 2.7 -> 2); a setting must have the right type."""
 
@@ -101,11 +94,20 @@ def _strict(kind: type) -> Any:
     return structure
 
 
+def _one_of(value: object, kind: Any) -> Any:
+    """A `Literal[...]` field (such as `Mode`) takes exactly one of its values."""
+    choices = get_args(kind)
+    if value not in choices:
+        raise ValueError(f"must be one of {', '.join(map(str, choices))}; got {value!r}")
+    return value
+
+
 def strict_converter() -> cattrs.Converter:
     """A cattrs converter that checks JSON types instead of coercing them."""
     converter = cattrs.Converter()
     for kind in (bool, int, float, str):
         converter.register_structure_hook(kind, _strict(kind))
+    converter.register_structure_hook_func(lambda kind: get_origin(kind) is Literal, _one_of)
     return converter
 
 
@@ -204,7 +206,7 @@ def backend_settings(settings: ServerSettings) -> BackendSettings:
 
 
 def runner_settings(settings: ServerSettings) -> RunnerSettings:
-    """The runner's RunnerSettings (imported late: the runner is heavy and optional here)."""
+    """The runner's RunnerSettings (imported late: the runner package is heavy to import)."""
     from selfdebug.server.runner import RunnerSettings
 
     return RunnerSettings(
@@ -224,18 +226,19 @@ def debug_request(
     project_root: Path,
     tests: list[str],
     wider_tests: list[str],
-    mode: str | None,
+    mode: Mode | None,
     source_override: str | None,
     transcript_path: Path | None,
 ) -> DebugRequest:
-    chosen_mode: Mode = mode or settings.mode  # type: ignore[assignment]
+    """The session's request. `mode` is the command's own (None: the `mode` setting, applied
+    here and only here, from the settings fetched as the session starts)."""
     return DebugRequest(
         file=file,
         qualname=qualname,
         project_root=project_root,
         tests=tests,
         wider_tests=wider_tests,
-        mode=chosen_mode,
+        mode=mode or settings.mode,
         max_turns=settings.max_turns,
         samples=settings.samples,
         test_timeout_s=settings.test_timeout,
