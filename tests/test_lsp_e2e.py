@@ -303,7 +303,7 @@ async def test_code_actions_on_and_off_a_function(start):
         "selfdebug.runTests"
     ]
     first = listed[0][2]
-    assert first == {"uri": uri, "qualname": "mean", "version": 1, "mode": "simple"}
+    assert first == {"uri": uri, "qualname": "mean", "version": 1}  # mode: the setting's, later
     assert listed[1][2]["mode"] == "print" and listed[2][2]["mode"] == "explain"
 
     method = commands_of(await ws.actions(uri, 16, 12))  # inside Stats.spread
@@ -618,8 +618,7 @@ async def test_configuration_round_trip_and_invalid_values(start):
         settings={"mode": "magic"},
     )
     client = ws.client
-    uri = ws.open("calc.py")
-    assert commands_of(await ws.actions(uri, 6, 8))[0][2]["mode"] == "simple"
+    ws.open("calc.py")
 
     folder = ws.uri("")
     client.set_configuration({"mode": "ut", "maxTurns": -1}, section="selfdebug", scope_uri=folder)
@@ -629,7 +628,35 @@ async def test_configuration_round_trip_and_invalid_values(start):
     )
     assert "default" in message.message
     assert any("maxTurns" in m.message for m in client.log_messages)
-    assert commands_of(await ws.actions(uri, 6, 8))[0][2]["mode"] == "ut"
+
+
+async def test_the_mode_setting_is_read_when_the_session_starts(start):
+    """The lightbulb's "Self-debug `f`" carries no mode: the session takes the `mode` setting as
+    it is when the session starts, so a change made after the action was listed wins. A request
+    made at an older version of the document is refused before anything runs."""
+    ws = await start(script={"replies": [FIX_REPLY]}, settings={"maxTurns": 1, "mode": "simple"})
+    client = ws.client
+    uri = ws.open("calc.py")
+    action = (await ws.actions(uri, 4, 4))[0]
+    assert "mode" not in action.command.arguments[0]
+
+    older = {"uri": uri, "qualname": "mean", "version": 0}
+    refused = await ws.command("selfdebug.selfDebug", older)
+    assert refused == {
+        "started": False,
+        "error": "the document changed since the request (version 0 -> 1)",
+    }
+    assert not client.progress_reports and not client.reports  # nothing ran
+
+    client.set_configuration(
+        {"maxTurns": 1, "mode": "ut"}, section="selfdebug", scope_uri=ws.uri("")
+    )
+    result = await asyncio.wait_for(
+        ws.command(action.command.command, *action.command.arguments), 120
+    )
+    lines = Path(result["transcriptPath"]).read_text(encoding="utf-8").splitlines()
+    (chosen,) = [event for event in map(json.loads, lines) if event["event"] == "mode"]
+    assert (chosen["requested"], chosen["mode"]) == ("ut", "ut")
 
 
 async def test_run_on_save_reruns_the_tests_of_a_function(start):

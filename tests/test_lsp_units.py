@@ -28,6 +28,7 @@ from selfdebug.server.lsp.edits import (
     changed_line_spans,
     fix_edit,
     fixed_function_text,
+    moved_since_request,
     stale_reason,
     take_snapshot,
 )
@@ -69,7 +70,10 @@ def test_arguments_by_qualname_or_position():
         (({"uri": "file:///a.py"},), "qualname or position"),
         (({"uri": "http://x/a.py", "qualname": "f"},), "file: URI"),
         (({"uri": "file:///a.py", "qualname": "f", "version": "3"},), "expected int"),
-        (({"uri": "file:///a.py", "qualname": "f", "mode": "magic"},), "mode must be one of"),
+        (
+            ({"uri": "file:///a.py", "qualname": "f", "mode": "magic"},),
+            "mode: must be one of auto, none",
+        ),
         (({"uri": "file:///a.py", "qualname": "f", "typo": 1},), "typo"),
         (({"uri": "file:///a.py", "position": {"line": -1, "character": 0}},), "line"),
     ],
@@ -96,8 +100,10 @@ def test_only_filter_and_action_arguments():
     assert wanted(None) and wanted(["quickfix"]) and wanted(["quickfix.selfdebug"])
     assert not wanted(["refactor"]) and not wanted(["source.organizeImports"])
     assert wanted([CodeActionKind.QuickFix]) and not wanted([CodeActionKind.Refactor])
-    actions = function_actions("file:///a.py", 7, "Box.area", "area", "ut")
-    assert [a.command.arguments[0].get("mode") for a in actions] == ["ut", "print", "explain", None]
+    actions = function_actions("file:///a.py", 7, "Box.area", "area")
+    # the first action's mode is the setting's, read when the session starts: not fixed here
+    modes = [a.command.arguments[0].get("mode", "unset") for a in actions]
+    assert modes == ["unset", "print", "explain", "unset"]
     assert all(a.command.arguments[0]["version"] == 7 for a in actions)
 
 
@@ -214,6 +220,17 @@ def test_stale_when_version_or_function_text_changed(tmp_path: Path):
     assert "was edited" in (stale_reason(unversioned, None, edited) or "")
     gone = SOURCE.replace("def area", "def volume")
     assert "was edited" in (stale_reason(unversioned, None, gone) or "")
+
+
+def test_a_session_for_an_older_version_of_the_document_does_not_start(tmp_path: Path):
+    snapshot = take_snapshot("file:///p/box.py", tmp_path / "box.py", 4, SOURCE, "Box.area")
+    assert moved_since_request(4, snapshot) is None
+    assert moved_since_request(None, snapshot) is None  # the caller did not say
+    assert moved_since_request(3, snapshot) == (
+        "the document changed since the request (version 3 -> 4)"
+    )
+    unopened = take_snapshot("file:///p/box.py", tmp_path / "box.py", None, SOURCE, "Box.area")
+    assert moved_since_request(3, unopened) is None  # read from disk: nothing to compare
 
 
 # -- progress and report -------------------------------------------------------------------------

@@ -21,8 +21,8 @@ from lsprotocol.types import (
     Command,
 )
 
+from selfdebug.server.engine.modes import Mode
 from selfdebug.server.lsp.commands import RUN_TESTS, SELF_DEBUG
-from selfdebug.server.lsp.configuration import cached_settings
 from selfdebug.server.lsp.positions import utf16_position
 
 if TYPE_CHECKING:
@@ -32,8 +32,8 @@ logger = logging.getLogger(__name__)
 
 KIND = f"{CodeActionKind.QuickFix.value}.selfdebug"
 
-# (title template, mode or None for the configured mode, command)
-ACTIONS: tuple[tuple[str, str | None, str], ...] = (
+# (title template, mode or None for the `mode` setting, applied when the session starts, command)
+ACTIONS: tuple[tuple[str, Mode | None, str], ...] = (
     ("Self-debug `{name}`", None, SELF_DEBUG),
     ("Self-debug `{name}` with print debugging", "print", SELF_DEBUG),
     ("Self-debug `{name}` explaining the code", "explain", SELF_DEBUG),
@@ -47,15 +47,13 @@ def wanted(only: Sequence[str] | None) -> bool:
     return not kinds or any(kind == KIND or KIND.startswith(f"{kind}.") for kind in kinds)
 
 
-def function_actions(
-    uri: str, version: int | None, qualname: str, name: str, default_mode: str
-) -> list[CodeAction]:
+def function_actions(uri: str, version: int | None, qualname: str, name: str) -> list[CodeAction]:
     actions = []
     for title_template, mode, command in ACTIONS:
         title = title_template.format(name=name)
         argument: dict[str, Any] = {"uri": uri, "qualname": qualname, "version": version}
-        if command == SELF_DEBUG:
-            argument["mode"] = mode or default_mode
+        if mode is not None:
+            argument["mode"] = mode
         actions.append(
             CodeAction(
                 title=title,
@@ -85,5 +83,4 @@ def register(server: SelfDebugServer) -> None:
             return None
         if location is None:
             return None
-        mode = cached_settings(ls, uri).mode
-        return function_actions(uri, document.version, location.qualname, location.name, mode)
+        return function_actions(uri, document.version, location.qualname, location.name)

@@ -1,9 +1,10 @@
 """Settings per workspace folder: `initializationOptions` overlaid by `workspace/configuration`
 (section "selfdebug"), refreshed on `workspace/didChangeConfiguration`.
 
-Why cached: listing code actions must stay cheap, so it reads the cache; commands refresh it
-first, so a session always uses what the user set last. Invalid values are shown once
-(showMessage + logMessage) and fall back to their defaults.
+Why cached: the `runOnSave` check at every save must stay cheap, so it reads the cache; commands
+refresh it first, so a session always uses what the user set last (its `mode` included: a code
+action does not carry the setting's mode). Invalid values are shown once (showMessage +
+logMessage) and fall back to their defaults.
 """
 
 from __future__ import annotations

@@ -90,6 +90,15 @@ def function_hash_in(source: str, qualname: str) -> str | None:
     return text_hash(location.text(data))
 
 
+def moved_since_request(version: int | None, snapshot: FunctionSnapshot) -> str | None:
+    """Why a session asked for at document `version` (the caller's, optional) must not start:
+    the document moved on before it started, so the caller meant other text than the session
+    would debug, and its fix would be refused anyway. None when it may start."""
+    if version is None or snapshot.version is None or version == snapshot.version:
+        return None
+    return f"the document changed since the request (version {version} -> {snapshot.version})"
+
+
 def stale_reason(snapshot: FunctionSnapshot, version: int | None, source: str) -> str | None:
     """Why the fix may no longer be applied, or None when the document is as the session saw it."""
     if snapshot.version is not None and version != snapshot.version:

@@ -37,6 +37,7 @@ from selfdebug.server.lsp.edits import (
     fix_edit,
     fixed_function_text,
     function_hash_in,
+    moved_since_request,
     stale_reason,
     take_snapshot,
 )
@@ -46,6 +47,7 @@ from selfdebug.server.lsp.settings import backend_settings, debug_request
 from selfdebug.server.runner.results import RunResult
 
 if TYPE_CHECKING:
+    from selfdebug.server.engine.modes import Mode
     from selfdebug.server.engine.types import DebugResult
     from selfdebug.server.lsp.server import SelfDebugServer
 
@@ -194,6 +196,10 @@ async def self_debug(
     """The session; its fix goes to the editor as `workspace/applyEdit`, or with `propose` it is
     returned in the answer (`proposal`, see proposal.py) for the client to review and apply."""
     snapshot = await resolve_async(ls, target)
+    moved = moved_since_request(target.version, snapshot)
+    if moved:
+        show(ls, f"`{snapshot.qualname}` not debugged: {moved}; run it again", MessageType.Warning)
+        return {"started": False, "error": moved}
     if ls.session_running:
         show(ls, "a self-debug session is already running; cancel it or wait", MessageType.Warning)
         return {"started": False, "error": "a session is already running"}
@@ -219,7 +225,7 @@ async def _self_debug(
     ls: SelfDebugServer,
     snapshot: FunctionSnapshot,
     settings: Any,
-    mode: str | None,
+    mode: Mode | None,
     job: JobProgress,
     propose: bool,
 ) -> dict[str, Any]:
