@@ -15,7 +15,7 @@ import { type Interpreter, resolveInterpreter } from './interpreter';
 import { installCommand, preflight, preflightMessage, serverExecutable } from './launch';
 import { ProgressNotifications } from './progressNotification';
 import { parseSessionReport, SESSION_REPORT_METHOD } from './report';
-import { configurationFor, folderFor, readServerSettings } from './settings';
+import { configurationFor, folderFor, readServerSettings, SECTION } from './settings';
 import { SERVER_PROPOSE_FIX, SERVER_SELF_DEBUG } from './commands';
 import type { FixReview } from './fixReview';
 import type { ReportView } from './reportView';
@@ -117,6 +117,9 @@ export class ServerController implements vscode.Disposable {
             outputChannel: this.output,
             revealOutputChannelOn: RevealOutputChannelOn.Never,
             initializationOptions: { selfdebug: readServerSettings() },
+            // A change of a "selfdebug" setting is announced (workspace/didChangeConfiguration);
+            // the server then pulls the settings again, answered by `configuration` below.
+            synchronize: { configurationSection: SECTION },
             middleware: {
                 // "Self-debug `f`" (a code action's command): ask for a proposal instead of an
                 // applied edit, and open it as a diff to accept or discard (fixReview.ts).

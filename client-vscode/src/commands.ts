@@ -2,13 +2,17 @@
 import * as vscode from 'vscode';
 import type { ServerController } from './client';
 
-export const SERVER_SELF_DEBUG = 'selfdebug.selfDebug'; // the fix arrives as workspace/applyEdit
-export const SERVER_PROPOSE_FIX = 'selfdebug.proposeFix'; // the same session; the fix comes back
+// The server's commands. `selfDebug` applies the fix (workspace/applyEdit); this client never
+// sends it: its code actions are turned into `proposeFix` (client.ts), whose answer carries the fix
+// for the review diff (fixReview.ts).
+export const SERVER_SELF_DEBUG = 'selfdebug.selfDebug';
+export const SERVER_PROPOSE_FIX = 'selfdebug.proposeFix';
 export const SERVER_RUN_TESTS = 'selfdebug.runTests';
 
 /**
- * Execute `serverCommand` with {uri, position} of the active Python editor's cursor. The server
- * finds the innermost function there; its progress, diagnostics and edits arrive as LSP messages.
+ * Execute `serverCommand` with {uri, position, version} of the active Python editor's cursor and
+ * return its answer. The server finds the innermost function there; progress and diagnostics
+ * arrive as LSP messages meanwhile.
  */
 export async function runAtCursor(server: ServerController, serverCommand: string): Promise<unknown> {
     const editor = vscode.window.activeTextEditor;
@@ -22,7 +26,7 @@ export async function runAtCursor(server: ServerController, serverCommand: strin
         return await server.executeServerCommand(serverCommand, {
             uri,
             position: { line: cursor.line, character: cursor.character },
-            version: editor.document.version, // the server refuses a fix if the text moved on
+            version: editor.document.version, // the server refuses to debug text that moved on
         });
     } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

@@ -34,7 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand('selfdebug.restartServer', () => controller.restart('restart command')),
         vscode.workspace.onDidChangeConfiguration((event) => {
             if (needsRestart(event)) {
-                void controller.restart('settings changed');
+                void controller.restart('selfdebug.interpreter changed');
             }
         }),
     );

@@ -12,10 +12,14 @@ import { getConfiguration, getWorkspaceFolder, getWorkspaceFolders } from './vsc
 export const SECTION = 'selfdebug';
 
 export type Backend = 'llama' | 'openai';
-export type Mode = 'auto' | 'simple' | 'ut' | 'explain' | 'trace' | 'print' | 'probe';
 export type Isolation = 'auto' | 'bwrap' | 'rlimits';
 
-/** What the server receives for section "selfdebug" (keys match server/lsp/settings.py). */
+/**
+ * What the server receives for section "selfdebug": the keys and defaults of `ServerSettings` in
+ * server/lsp/settings.py, each contributed in package.json. tests/test_vocabulary.py checks
+ * package.json against the server's settings and modes, test/manifest.test.ts checks
+ * `SERVER_DEFAULTS` against package.json.
+ */
 export interface ServerSettings {
     backend: Backend;
     modelPath: string;
@@ -25,7 +29,7 @@ export interface ServerSettings {
     modelName: string;
     apiKeyEnv: string;
     allowRemote: boolean;
-    mode: Mode;
+    mode: string; // a mode of server/engine/modes.py (package.json lists them; the server checks)
     maxTurns: number;
     samples: number;
     testSelection: 'auto' | string[];
@@ -36,7 +40,7 @@ export interface ServerSettings {
     pythonPath: string;
 }
 
-/** Defaults mirror package.json `contributes.configuration` (and the server's own defaults). */
+/** The defaults of package.json `contributes.configuration`, which are the server's own. */
 export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
     backend: 'llama',
     modelPath: '',
@@ -139,10 +143,11 @@ export function configurationFor(section: string | undefined, scope?: Uri): unkn
 }
 
 /**
- * Whether a settings change needs a server restart. Every selfdebug setting does: the interpreter
- * and the backend are fixed when the server starts, and a restart is cheap (the model loads on
- * first use), so the server never runs with half-applied settings.
+ * Whether a settings change needs a new server process: only a change of `selfdebug.interpreter`,
+ * the Python that runs the server. The server takes every other setting when it next needs it (it
+ * pulls section "selfdebug" at each command, and again on the `workspace/didChangeConfiguration`
+ * the client sends for it), so a running session and the loaded model survive a settings change.
  */
 export function needsRestart(event: Pick<ConfigurationChangeEvent, 'affectsConfiguration'>): boolean {
-    return event.affectsConfiguration(SECTION);
+    return event.affectsConfiguration(`${SECTION}.interpreter`);
 }

@@ -184,9 +184,11 @@ describe('needsRestart', () => {
             sections.some((s) => s === section || s.startsWith(`${section}.`)),
     });
 
-    test('any selfdebug setting restarts the server; others do not', () => {
+    test("only the server's interpreter restarts it; the server pulls the other settings itself", () => {
         assert.equal(needsRestart(change('selfdebug.interpreter')), true);
-        assert.equal(needsRestart(change('selfdebug.backend')), true);
+        assert.equal(needsRestart(change('selfdebug.backend')), false);
+        assert.equal(needsRestart(change('selfdebug.mode', 'selfdebug.pythonPath')), false);
+        assert.equal(needsRestart(change('selfdebug.trace.server')), false);
         assert.equal(needsRestart(change('editor.fontSize')), false);
     });
 });

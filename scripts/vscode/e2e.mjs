@@ -447,7 +447,7 @@ try {
         }
     });
 
-    // Settings changes restart the server: a missing interpreter gives one clear message.
+    // A changed selfdebug.interpreter restarts the server: a missing one gives one clear message.
     await step('bad-interpreter', async () => {
         writeWorkspaceSettings({ 'selfdebug.interpreter': '/nonexistent/bin/python3' });
         const error = page.locator('.notifications-toasts .notification-toast', { hasText: 'was not found' }).first();
