@@ -150,10 +150,8 @@ class OpenAIBackend:
     def _client_for_call(self) -> Any:
         with self._client_lock:
             if self._client is None:
-                try:
-                    import openai
-                except ImportError:
-                    raise BackendConfigError("the endpoint backend needs: pip install openai")
+                import openai  # a dependency; imported late, as it is slow to import
+
                 self._client = openai.OpenAI(
                     base_url=self._url, api_key=self._key or NO_KEY, max_retries=0
                 )
