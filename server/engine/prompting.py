@@ -19,18 +19,16 @@ import jinja2
 
 from selfdebug.server.backends.base import CompletionRequest, Message, PromptForm
 from selfdebug.server.engine.history import Attempt
+from selfdebug.server.engine.modes import STRATEGIES
 from selfdebug.server.engine.redact import scrub
 
 PROMPTS_DIR_ENV = "SELFDEBUG_PROMPTS_DIR"
 
-# Every step the engine can ask for (one template per step per form).
+# Every step the engine can ask for (one template per step per form): each mode's fixing call,
+# and the call of `print` mode that asks for the prints first.
 STEPS: tuple[str, ...] = (
-    "fix_simple",
-    "fix_ut",
-    "fix_explain",
-    "fix_trace",
+    *dict.fromkeys(strategy.fix_step for strategy in STRATEGIES.values()),
     "add_prints",
-    "fix_log",
 )
 
 # Base models continue the few-shot text; these end an answer (our exemplars close with "### End").
