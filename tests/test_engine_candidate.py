@@ -86,9 +86,15 @@ def test_method_candidate_is_reindented_with_or_without_its_class():
     [
         ("I think the loop is wrong.", "holds no code"),
         (fenced("def sum_to(n):\n    return (\n"), "does not parse"),
-        (fenced("def other(n):\n    return n\n"), "exactly one function, `sum_to`"),
-        (fenced("import os\n\n" + GOOD), "changes code outside the function"),
-        (fenced(GOOD + "\nprint(sum_to(3))\n"), "changes code outside the function"),
+        (fenced("def other(n):\n    return n\n"), "must define the function `sum_to`"),
+        (
+            fenced("import numpy\n\n" + GOOD.replace("total = 0", "total = numpy.int64(0)")),
+            "neither in the standard library",
+        ),
+        (
+            fenced("TOTAL = 0\n\n" + GOOD.replace("total = 0", "total = TOTAL")),
+            "adds module-level `TOTAL`",
+        ),
         (fenced(GOOD.replace("total = 0", "total = 0  # \u202e")), "bidirectional"),
         (fenced(GOOD.replace("total = 0", "tot\u200bal = 0")), "invisible"),
     ],
