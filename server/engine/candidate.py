@@ -211,3 +211,16 @@ def program_key(code: str) -> str:
 
 def same_code(a: str, b: str) -> bool:
     return program_key(a) == program_key(b)
+
+
+def count_print_calls(code: str) -> int:
+    """print() calls in a function: in print mode a fix must not keep the debugging prints."""
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        return 0
+    return sum(
+        1
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+    )

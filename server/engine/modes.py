@@ -162,6 +162,21 @@ STRATEGIES: dict[str, ModeStrategy] = {
 }
 
 
+# Answer budget (max_tokens) per prompt step when the request sets none. The reasoning steps ask
+# for an explanation, a trace or a log analysis before the code, so they get room for both: a cut
+# answer loses the code and wastes the turn. A cut answer is asked again once, for code only,
+# with twice the budget (at most RETRY_MAX_TOKENS).
+STEP_MAX_TOKENS: dict[str, int] = {
+    "fix_simple": 768,
+    "fix_ut": 768,
+    "fix_explain": 1536,
+    "fix_trace": 1536,
+    "add_prints": 768,
+    "fix_log": 1280,
+}
+RETRY_MAX_TOKENS = 3072
+
+
 @dataclass(frozen=True)
 class PlannedMode:
     mode: Mode

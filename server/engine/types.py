@@ -40,7 +40,7 @@ class DebugRequest:
     transcript_path: Path | None = None  # JSON lines; written as the session goes
     no_improvement_limit: int = 3
     # Added by the engine (all defaulted, so older callers keep working):
-    max_tokens: int = 512  # per model call
+    max_tokens: int | None = None  # per model call; None: the step's default (modes.py)
     temperature: float = 0.7  # used only when samples > 1 (greedy otherwise)
     probe_level: Literal["blocks", "lines"] = "blocks"  # automatic probes in `probe` mode
     log_chars: int = 4000  # probe/print log shown to the model, truncated with a marker
