@@ -268,11 +268,12 @@ def test_cancel_during_the_final_wider_check_is_a_cancel(project, runner):
 
 
 def test_bad_candidate_is_rejected_and_the_reason_fed_back(project, runner):
-    backend = ScriptedBackend([reply("import os\n\n" + GOOD), reply(GOOD)])
+    start = "START = 1\n\n" + GOOD.replace("range(1, n + 1)", "range(START, n + 1)")
+    backend = ScriptedBackend([reply(start), reply(GOOD)])
     result = run_session(make_request(project), backend, runner=runner)
     assert result.stop_reason == "passed" and result.fixed_at_turn == 2
     second = prompt_text(backend, 1)
-    assert "could not be used: the answer changes code outside the function" in second
+    assert "could not be used: the answer adds module-level `START`" in second
     assert result.candidates_checked == 1
 
 

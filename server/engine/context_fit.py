@@ -113,6 +113,34 @@ def _keep_failures(keep: int, variables: PromptVars) -> PromptVars:
     return dataclasses.replace(variables, failures=failures)
 
 
+def fit_variables(
+    render: Callable[[PromptVars], RenderedPrompt],
+    variables: PromptVars,
+    *,
+    window: int | None,
+    answer_tokens: int,
+    count: Callable[[str], int],
+) -> tuple[PromptVars, list[str], int]:
+    """`variables` trimmed until the prompt rendered from them and `answer_tokens` fit `window`;
+    what was trimmed, and the prompt's token count (0 when it was not counted: no window, or
+    clearly small enough)."""
+    if window is None:
+        return variables, [], 0
+    limit = window - answer_tokens - MARGIN_TOKENS
+    text = prompt_text(render(variables))
+    if len(text.encode("utf-8")) <= limit:  # a token holds at least one byte: it fits
+        return variables, [], 0
+    tokens = count(text)
+    trimmed: list[str] = []
+    for what, step in _trim_steps(variables):
+        if tokens <= limit:
+            break
+        variables = step(variables)
+        tokens = count(prompt_text(render(variables)))
+        trimmed.append(what)
+    return variables, trimmed, tokens
+
+
 def fit_prompt(
     render: Callable[[PromptVars], RenderedPrompt],
     variables: PromptVars,
@@ -121,23 +149,9 @@ def fit_prompt(
     answer_tokens: int,
     count: Callable[[str], int],
 ) -> tuple[RenderedPrompt, list[str], int]:
-    """The prompt rendered from `variables`, trimmed until it and `answer_tokens` fit `window`.
-    Returns it, what was trimmed, and its token count (0 when it was not counted: no window,
-    or clearly small enough)."""
-    rendered = render(variables)
-    if window is None:
-        return rendered, [], 0
-    limit = window - answer_tokens - MARGIN_TOKENS
-    text = prompt_text(rendered)
-    if len(text.encode("utf-8")) <= limit:  # a token holds at least one byte: it fits
-        return rendered, [], 0
-    tokens = count(text)
-    trimmed: list[str] = []
-    for what, step in _trim_steps(variables):
-        if tokens <= limit:
-            break
-        variables = step(variables)
-        rendered = render(variables)
-        tokens = count(prompt_text(rendered))
-        trimmed.append(what)
-    return rendered, trimmed, tokens
+    """The prompt rendered from `variables` fitted as `fit_variables` does, what was trimmed,
+    and its token count."""
+    fitted, trimmed, tokens = fit_variables(
+        render, variables, window=window, answer_tokens=answer_tokens, count=count
+    )
+    return render(fitted), trimmed, tokens
