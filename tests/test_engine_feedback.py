@@ -194,3 +194,27 @@ def test_session_prompt_is_trimmed_to_the_backends_context(project, runner, tmp_
         ["failures after the first 3"]
     ]
     assert "def median(xs):" in trimmed and "more failure entries left out to fit" in trimmed
+
+
+# -- probe logs ---------------------------------------------------------------------------------
+
+
+def test_deep_recursion_fails_the_same_way_under_probes(project, runner, tmp_path):
+    """700 levels work unprobed; the probe wrapper doubles the frames, so without a raised
+    recursion limit the log run would end in RecursionError, a failure the code does not have."""
+    transcript = tmp_path / "deep.jsonl"
+    fixed = "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n"
+    backend = ScriptedBackend([f"```python\n{fixed}```\n"])
+    request = DebugRequest(
+        file=project / "deep.py",
+        qualname="depth",
+        project_root=project,
+        tests=["test_deep.py::test_depth"],
+        mode="probe",
+        transcript_path=transcript,
+    )
+    result = run_session(request, backend, runner=runner)
+    assert result.stop_reason == "passed"
+    runs = {e["label"]: e["result"] for e in read_transcript(transcript) if e["event"] == "tests"}
+    assert runs["baseline"]["tests"][0]["exc_type"] == "AssertionError"
+    assert runs["log"]["tests"][0]["exc_type"] == "AssertionError"  # not RecursionError

@@ -81,6 +81,7 @@ def _logged_run(
         bench.target.start_line,
         bench.request.log_chars,
         capped=bool(test and test.probes_truncated),
+        code=bench.current_code,
     )
     bench.record("log", kind=kind, test=failing, log=log)
     return {
@@ -103,21 +104,26 @@ class ProbeMode(ModeStrategy):
     def before_fix(self, bench: Workbench) -> dict[str, str] | None:
         if bench.current_run is None:
             return {}
-        from selfdebug.instrument import instrument_function
-
         failing = _failing_test(bench)
-        bench.emit("inserting probes", 0.05)
-        instrumented = instrument_function(
-            bench.source_with(bench.current_code).encode("utf-8"),
-            bench.target.qualname,
-            bench.request.probe_level,
-        ).decode("utf-8")
-        return _logged_run(bench, failing, instrumented, "probes")
+        return _logged_run(bench, failing, _probed(bench), "probes")
+
+
+def _probed(bench: Workbench) -> str:
+    """The file with automatic probes in the current code (raises InstrumentError)."""
+    from selfdebug.instrument import instrument_function
+
+    bench.emit("inserting probes", 0.05)
+    return instrument_function(
+        bench.source_with(bench.current_code).encode("utf-8"),
+        bench.target.qualname,
+        bench.request.probe_level,
+    ).decode("utf-8")
 
 
 @dataclass(frozen=True)
 class PrintMode(ModeStrategy):
-    """Hu et al.'s print debugging: the model adds prints, we run them, it reads their output."""
+    """Hu et al.'s print debugging: the model adds prints, we run them, it reads their output.
+    When its prints are unusable, the turn falls back to automatic probes (still a real log)."""
 
     def before_fix(self, bench: Workbench) -> dict[str, str] | None:
         if bench.current_run is None:
@@ -133,7 +139,7 @@ class PrintMode(ModeStrategy):
         )
         if not code:
             bench.check_error = "the answer with print statements held no code"
-            return None
+            return self._traced_instead(bench, failing)
         code = textwrap.dedent(code)
         validation = validate_model_prints(
             bench.current_code, code, first_line=target.start_line + 1
@@ -141,9 +147,23 @@ class PrintMode(ModeStrategy):
         bench.record("prints_check", ok=validation.ok, reason=validation.reason)
         if not validation.ok:
             bench.check_error = f"the version with prints was not used: {validation.reason}"
-            return None
+            return self._traced_instead(bench, failing)
         instrumented = target.replace_in(bench.source, validation.instrumented)
         return _logged_run(bench, failing, instrumented, "prints", code.rstrip("\n"))
+
+    @staticmethod
+    def _traced_instead(bench: Workbench, failing: str) -> dict[str, str] | None:
+        """The model's prints are unusable: trace the function with automatic probes, so the
+        turn still gets a real log and a fix call; None when probes cannot go in either."""
+        from selfdebug.instrument import InstrumentError
+
+        try:
+            instrumented = _probed(bench)
+        except InstrumentError as error:
+            bench.record("probe_check", ok=False, reason=str(error))
+            return None
+        bench.check_error += "; the log below comes from automatic tracing instead"
+        return _logged_run(bench, failing, instrumented, "probes")
 
     def refuses(self, code: str, original: str) -> str:
         if count_print_calls(code) > count_print_calls(original):
