@@ -41,6 +41,10 @@ def test_result_variable():
     assert result == 15
 
 
+def test_empty():
+    assert median([]) is None
+
+
 @pytest.mark.parametrize("xs, expected", [([5, 1], 3), ([1, 2, 3, 4], 2.5), ([7], 7)])
 def test_cases(xs, expected):
     assert median(xs) == expected
@@ -96,6 +100,14 @@ def test_got_is_what_the_function_returned_whichever_side_calls_it(project, runn
     assert "`assert result == 15` got 20, expected 15" in text  # result = median(...)
 
 
+def test_an_exception_shows_the_call_as_the_test_wrote_it(project, runner):
+    text = failures_for(project, runner, ["test_stats.py::test_empty"])
+    assert "FAILED test_stats.py::test_empty: IndexError: list index out of range" in text
+    assert "at `assert median([]) is None`" in text
+    assert "raised at line 3 of `median`: `return ordered[len(ordered) // 2]`" in text
+    assert "call: median([])" in text  # pytest wrote no `where` line: the test's own text
+
+
 def test_parametrized_cases_show_their_values(project, runner):
     text = failures_for(project, runner, ["test_stats.py::test_cases"])
     assert "test_cases[xs1-2.5]: `assert median(xs) == expected` got 3, expected 2.5" in text
@@ -108,8 +120,8 @@ def test_first_three_failures_in_full_the_rest_counted(project, runner):
     text = failures_for(project, runner, ["test_stats.py"])
     entries = [line for line in text.splitlines() if line.startswith("FAILED")]
     assert len(entries) == 3
-    # 7 fail in all: expected_first, result_variable, cases x2, even_sizes x3
-    assert text.splitlines()[-1].startswith("... and 4 more failing tests: test_cases[xs1-2.5]")
+    # 8 fail in all: expected_first, result_variable, empty, cases x2, even_sizes x3
+    assert text.splitlines()[-1].startswith("... and 5 more failing tests: test_cases[xs0-3]")
     assert "test_even_sizes[6]" in text.splitlines()[-1]
 
 

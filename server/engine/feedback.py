@@ -69,15 +69,16 @@ def _enclosing(tree: ast.AST, line: int, kind: type[_Node]) -> _Node | None:
     return found
 
 
+def _is_call_of(call: ast.Call, name: str) -> bool:
+    """`name(...)` or `obj.name(...)`."""
+    func = call.func
+    return (isinstance(func, ast.Name) and func.id == name) or (
+        isinstance(func, ast.Attribute) and func.attr == name
+    )
+
+
 def _calls(expr: ast.AST, name: str) -> bool:
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Call):
-            func = node.func
-            if (isinstance(func, ast.Name) and func.id == name) or (
-                isinstance(func, ast.Attribute) and func.attr == name
-            ):
-                return True
-    return False
+    return any(isinstance(n, ast.Call) and _is_call_of(n, name) for n in ast.walk(expr))
 
 
 def _results_of(function: ast.AST | None, name: str) -> set[str]:
@@ -113,6 +114,16 @@ def _actual_side(assertion: ast.Assert, function: ast.AST | None, name: str) -> 
     }
     if uses["left"] != uses["right"]:
         return "left" if uses["left"] else "right"
+    return ""
+
+
+def _call_source(source: str, statement: ast.stmt, name: str) -> str:
+    """The test's own text of its call of `name` in `statement` (`median([])`): the inputs when
+    the function raised before pytest could show values."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call) and _is_call_of(node, name):
+            text = ast.get_source_segment(source, node) or ast.unparse(node)
+            return _clip(" ".join(text.split()), FIELD_CHARS)
     return ""
 
 
@@ -266,6 +277,9 @@ def describe_failure(test: TestResult, target: TargetFunction, target_file: Path
             assertion_text = " ".join(ast.unparse(assertion).split())
     extra: list[str] = []
     call = call_values(test.longrepr, target.name)
+    if not call and parsed is not None and frame is not None:
+        statement = _enclosing(parsed[1], frame.line, ast.stmt)
+        call = _call_source(parsed[0], statement, target.name) if statement else ""
     if call:
         extra.append(f"call: {call}")
     if frame is not None:
