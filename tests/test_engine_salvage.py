@@ -269,6 +269,16 @@ def test_a_reply_cut_at_the_token_limit_is_asked_again_for_code_only(project, ru
     assert any(e["event"] == "retry_cut" for e in events)
 
 
+def test_a_cut_reply_whose_only_closed_block_is_the_original_is_asked_again():
+    original = locate(SOURCE, "sum_to").code
+    quoting = f"Explanation: the function\n```python\n{original}```\nline 1 defines sum_to, li"
+    candidate = check_candidate(quoting, locate(SOURCE, "sum_to"), SOURCE, truncated=True)
+    assert candidate.cut and not candidate.ok
+    assert "cut off at the length limit" in candidate.problem
+    finished = check_candidate(fenced(GOOD), locate(SOURCE, "sum_to"), SOURCE, truncated=True)
+    assert finished.ok and not finished.cut  # the fix block closed before the limit: used
+
+
 def test_default_answer_budget_fits_the_steps_reasoning(project, runner):
     for mode, step in (("ut", "fix_ut"), ("trace", "fix_trace")):
         backend = ScriptedBackend([fenced(GOOD)])

@@ -130,8 +130,35 @@ def check_candidate(
     """Extract the function from `reply` and check it can replace `target` in `source`.
 
     `truncated`: the model stopped at its token limit (finish_reason "length"); unless the code
-    block closed before that, the code is cut and is never used. `strip_new_prints` (print mode):
+    block closed before that, the code is cut and is never used, and a cut reply that gives no
+    usable change is marked `cut` (the session asks again). `strip_new_prints` (print mode):
     print statements the original did not have are taken out of the fix."""
+    candidate = _check(
+        reply, target, source, opened_fence, code_prefix, contains_probes, truncated,
+        strip_new_prints,
+    )  # fmt: skip
+    unchanged = candidate.ok and same_code(candidate.code or "", target.code)
+    if truncated and not candidate.cut and (not candidate.ok or unchanged):
+        # e.g. the closed block was the original quoted in the reasoning, the fix never came
+        candidate.cut = True
+        candidate.code = candidate.new_source = None
+        candidate.problem = (
+            "the answer was cut off at the length limit before it gave a changed function; "
+            "give the code first and keep the explanation short"
+        )
+    return candidate
+
+
+def _check(
+    reply: str,
+    target: TargetFunction,
+    source: str,
+    opened_fence: bool,
+    code_prefix: str,
+    contains_probes: Callable[[str], bool] | None,
+    truncated: bool,
+    strip_new_prints: bool,
+) -> Candidate:
     candidate = Candidate(reply=reply)
     code = extract_code(reply, target.name, opened_fence, code_prefix)
     candidate.explanation = extract_explanation(reply, opened_fence)
