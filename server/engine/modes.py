@@ -57,6 +57,7 @@ class ModeStrategy:
     fix_step: str  # prompt template of the fixing call
     shows_failures: bool = True  # the prompt includes the failing tests' real results
     loops: bool = True  # False: one single-shot repair (the benchmark baseline)
+    strips_prints: bool = False  # the model's debugging prints are taken out of its fixes
 
     def before_fix(self, bench: Workbench) -> dict[str, str] | None:
         """Extra prompt variables for the fix call; None ends the turn without a fix call
@@ -177,7 +178,7 @@ STRATEGIES: dict[str, ModeStrategy] = {
     "ut": ModeStrategy("ut", "fix_ut"),
     "explain": ModeStrategy("explain", "fix_explain"),
     "trace": ModeStrategy("trace", "fix_trace"),
-    "print": PrintMode("print", "fix_log"),
+    "print": PrintMode("print", "fix_log", strips_prints=True),
     "probe": ProbeMode("probe", "fix_log"),
 }
 

@@ -425,7 +425,7 @@ class Session:
                 code_prefix=rendered.code_prefix,
                 contains_probes=contains_probes,
                 truncated=index < len(reasons) and reasons[index] == "length",
-                strip_new_prints=self.strategy.name == "print",
+                strip_new_prints=self.strategy.strips_prints,
             )
             for index, text in enumerate(completion.texts)
         ]
