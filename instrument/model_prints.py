@@ -3,14 +3,19 @@
 The model gets the function and answers with a copy that has `print(...)` lines added. We check
 that removing whole-line `print(...)` statements (and blank lines outside strings) from the
 model's version gives back the original, line for line, ignoring only trailing whitespace and
-line-ending style. On success each ADDED print becomes a side-channel call
-(`print(a)` -> `_selfdebug_probe_rt_v1.print_(7, 12, a)`), so the program's stdout is unchanged
-and the printed text lands in the probe log as a record of kind "print".
+line-ending style. Where the lines differ, the versions are compared by syntax tree instead, with
+docstrings, comments and formatting ignored: a model that drops the docstring or adds a comment
+still gave a usable version (each print is then logged at the original statement it follows).
+On success each ADDED print becomes a side-channel call (`print(a)` ->
+`_selfdebug_probe_rt_v1.print_(7, 12, a)`), so the program's stdout is unchanged and the printed
+text lands in the probe log as a record of kind "print".
 """
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -71,6 +76,8 @@ def validate_model_prints(
     model = _drop_trailing_blank(_lines(model_function_src))
     original = _drop_trailing_blank(_lines(original_function_src))
     path, stuck = _align(model, original, units, blank_ok)
+    if path is None:
+        path = _align_by_syntax(model_function_src, original_function_src, units)
     if path is None:
         i, j = stuck
         got = model[i].rstrip() if i < len(model) else "<end of the model's code>"
@@ -170,6 +177,99 @@ def _align(
                 came_from[target] = (state, was_print)
                 stack.append(target)
     return None, furthest
+
+
+def _align_by_syntax(
+    model_src: str, original_src: str, units: dict[int, _PrintUnit]
+) -> list[tuple[int, int]] | None:
+    """The added prints as `_align` gives them, when the model's version without its whole-line
+    prints is the original program (docstrings, comments and layout aside); None otherwise."""
+    try:
+        model, original = ast.parse(model_src), ast.parse(original_src)
+    except SyntaxError:
+        return None
+    printed = {row + 1 for row in units}  # 1-based lines where a whole-line print starts
+    originals = [ast.dump(s) for s in _statements(original) if _is_print(s)]
+    added_prints: list[ast.stmt] = []
+    for statement in _statements(model):
+        if not (_is_print(statement) and statement.lineno in printed):
+            continue
+        if ast.dump(statement) in originals:  # the original's own print, kept
+            originals.remove(ast.dump(statement))
+        else:
+            added_prints.append(statement)
+    model_dropped = _docstrings(model) | {id(s) for s in added_prints}
+    original_dropped = _docstrings(original)
+    if _dump_without(model, model_dropped) != _dump_without(original, original_dropped):
+        return None
+    kept = [s for s in _statements(model) if id(s) not in model_dropped]
+    matching = [s for s in _statements(original) if id(s) not in original_dropped]
+    added: list[tuple[int, int]] = []
+    for row in sorted(s.lineno - 1 for s in added_prints):
+        line = row + 1
+        before = [i for i, s in enumerate(kept) if s.lineno < line]
+        if not before:
+            added.append((row, 0))
+            continue
+        index = before[-1]
+        statement, counterpart = kept[index], matching[index]
+        inside = (statement.end_lineno or statement.lineno) >= line  # a loop or if around it
+        follows = counterpart.lineno if inside else counterpart.end_lineno or counterpart.lineno
+        added.append((row, follows))  # `_instrument` logs it at the original line `follows`
+    return added
+
+
+def _is_print(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Call)
+        and isinstance(statement.value.func, ast.Name)
+        and statement.value.func.id == "print"
+    )
+
+
+def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    """Every statement in source order (the same order for two trees of the same shape)."""
+    for child in ast.iter_child_nodes(tree):
+        if isinstance(child, ast.stmt):
+            yield child
+            yield from _statements(child)
+        elif isinstance(child, ast.excepthandler | ast.match_case):
+            yield from _statements(child)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            found.add(id(body[0]))
+    return found
+
+
+def _dump_without(tree: ast.AST, dropped: set[int]) -> str:
+    """`ast.dump` of `tree` with the `dropped` statements left out of their blocks."""
+
+    def fields(node: ast.AST) -> str:
+        parts = []
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                items = [fields(v) if isinstance(v, ast.AST) else repr(v) for v in value
+                         if not (isinstance(v, ast.stmt) and id(v) in dropped)]  # fmt: skip
+                parts.append(f"{name}=[{', '.join(items)}]")
+            elif isinstance(value, ast.AST):
+                parts.append(f"{name}={fields(value)}")
+            else:
+                parts.append(f"{name}={value!r}")
+        return f"{type(node).__name__}({', '.join(parts)})"
+
+    return fields(tree)
 
 
 def _instrument(parsed: ParsedSource, added: list[tuple[_PrintUnit, int]], first_line: int) -> str:

@@ -86,9 +86,15 @@ def test_method_candidate_is_reindented_with_or_without_its_class():
     [
         ("I think the loop is wrong.", "holds no code"),
         (fenced("def sum_to(n):\n    return (\n"), "does not parse"),
-        (fenced("def other(n):\n    return n\n"), "exactly one function, `sum_to`"),
-        (fenced("import os\n\n" + GOOD), "changes code outside the function"),
-        (fenced(GOOD + "\nprint(sum_to(3))\n"), "changes code outside the function"),
+        (fenced("def other(n):\n    return n\n"), "must define the function `sum_to`"),
+        (
+            fenced("import numpy\n\n" + GOOD.replace("total = 0", "total = numpy.int64(0)")),
+            "neither in the standard library",
+        ),
+        (
+            fenced("TOTAL = 0\n\n" + GOOD.replace("total = 0", "total = TOTAL")),
+            "adds module-level `TOTAL`",
+        ),
         (fenced(GOOD.replace("total = 0", "total = 0  # \u202e")), "bidirectional"),
         (fenced(GOOD.replace("total = 0", "tot\u200bal = 0")), "invisible"),
     ],
@@ -202,11 +208,15 @@ def test_log_is_relative_to_the_function_and_truncated_with_a_marker():
         results.ProbeRecord(probe=f"p{i}", line=11, kind="loop", values={"i": str(i)})
         for i in range(50)
     ]
-    log = format_log(records, first_line_0based=3, limit_chars=60)
-    assert log.splitlines()[0] == "line 8: i=0"
-    assert log.splitlines()[-1].startswith("...[log truncated:")
+    log = format_log(records, first_line_0based=3, limit_chars=80)
+    lines = log.splitlines()
+    assert lines[0] == "line 8: i=0" and lines[-1] == "line 8: i=49"  # head and tail
+    assert any(line.startswith("...[") and "lines left out]" in line for line in lines)
     printed = [results.ProbeRecord(probe="m", line=6, kind="print", values={}, text="total 3\n")]
     assert format_log(printed, 3, 1000) == "line 3: total 3"
+    code = "def f(n):\n    total = n\n    print(total)\n    return total\n"
+    quoted = format_log(printed, 3, 1000, code=code)
+    assert quoted == "line 3 `print(total)`: total 3"  # the source line, as the model sees it
 
 
 def test_unified_diff_names_the_file():

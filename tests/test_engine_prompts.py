@@ -189,3 +189,18 @@ def test_every_chat_step_shows_the_repeat_note(step):
 def test_no_history_no_history_section():
     user = PromptLibrary().render("fix_ut", "chat", sample_vars()).messages[1]["content"]
     assert "Revised Python" not in user and "Note:" not in user
+
+
+@pytest.mark.parametrize("step", ["fix_explain", "fix_trace", "fix_log"])
+def test_code_only_asks_for_the_code_without_the_reasoning(step):
+    """After an answer cut at its length limit, the retry asks for the code alone."""
+    library = PromptLibrary()
+    chat = library.render(step, "chat", sample_vars(code_only=True)).messages[1]["content"]
+    assert "Answer with the code only" in chat
+    assert "line by line" not in chat and 'Start with "' not in chat
+    completion = library.render(
+        step, "completion", sample_vars(code_only=True, signature="def sum_to(n):\n")
+    )
+    assert completion.prompt is not None
+    assert completion.prompt.endswith("### Fixed function\n```python\ndef sum_to(n):\n")
+    assert completion.opens_code_fence

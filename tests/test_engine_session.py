@@ -131,8 +131,9 @@ def test_probe_mode_feeds_back_the_real_log(project, runner):
     assert result.stop_reason == "passed" and result.mode == "probe"
     prompt = prompt_text(backend, 0)
     # sum_to(3) really loops with i=1, i=2 and returns 3 (lines counted from the def = 1)
-    assert "line 1: n=3" in prompt
-    assert "line 4: i=1" in prompt and "line 4: i=2" in prompt and "i=3" not in prompt
+    assert "line 1 `def sum_to(n):`: n=3" in prompt  # each entry quotes its source line
+    assert "line 4 `for i in range(1, n):`: i=1" in prompt
+    assert "line 4 `for i in range(1, n):`: i=2" in prompt and "i=3" not in prompt
     assert "return=3" in prompt
     assert "inconsistent" in prompt
 
@@ -165,22 +166,16 @@ def test_print_mode_runs_the_models_prints_and_shows_their_output(project, runne
 
 def test_print_mode_rejects_a_version_that_changes_code(project, runner):
     changed = "def sum_to(n):\n    print(n)\n    return n * (n + 1) // 2\n"
-    with_prints = (
-        'def sum_to(n):\n    """Return 1 + 2 + ... + n (0 when n <= 0)."""\n    total = 0\n'
-        '    for i in range(1, n):\n        print("i", i)\n        total += i\n'
-        "    return total\n"
-    )
-    backend = ScriptedBackend(
-        [f"```python\n{changed}```\n", f"```python\n{with_prints}```\n", reply(GOOD)]
-    )
+    backend = ScriptedBackend([f"```python\n{changed}```\n", reply(GOOD)])
     result = run_session(make_request(project, mode="print", max_turns=2), backend, runner=runner)
-    # turn 1: prints rejected, so no fix call; turn 2 asks for prints again and is told why
-    assert result.model_calls == 3
-    second = prompt_text(backend, 1)
-    assert "Add ONLY print" in second and "the version with prints was not used" in second
-    assert "i 1" in prompt_text(backend, 2)  # turn 2's prints ran
-    assert result.stop_reason == "passed" and result.fixed_at_turn == 2
-    assert result.fixed_function == GOOD
+    # turn 1: the prints are rejected, the function is traced with probes instead, and the fix
+    # call is told why and shown the probe log
+    fix_prompt = prompt_text(backend, 1)
+    assert "the version with prints was not used" in fix_prompt
+    assert "automatic tracing" in fix_prompt
+    assert "line 4 `for i in range(1, n):`: i=1" in fix_prompt
+    assert result.stop_reason == "passed" and result.fixed_at_turn == 1
+    assert result.model_calls == 2 and result.fixed_function == GOOD
 
 
 def test_none_mode_is_a_single_shot(project, runner):
@@ -268,11 +263,12 @@ def test_cancel_during_the_final_wider_check_is_a_cancel(project, runner):
 
 
 def test_bad_candidate_is_rejected_and_the_reason_fed_back(project, runner):
-    backend = ScriptedBackend([reply("import os\n\n" + GOOD), reply(GOOD)])
+    start = "START = 1\n\n" + GOOD.replace("range(1, n + 1)", "range(START, n + 1)")
+    backend = ScriptedBackend([reply(start), reply(GOOD)])
     result = run_session(make_request(project), backend, runner=runner)
     assert result.stop_reason == "passed" and result.fixed_at_turn == 2
     second = prompt_text(backend, 1)
-    assert "could not be used: the answer changes code outside the function" in second
+    assert "could not be used: the answer adds module-level `START`" in second
     assert result.candidates_checked == 1
 
 

@@ -240,6 +240,7 @@ def watch(probe_id, def_line):
     def decorate(fn):
         if not enabled or not hasattr(fn, "__code__") or inspect.isasyncgenfunction(fn):
             return fn
+        _allow_wrapper_frames()
         if inspect.iscoroutinefunction(fn):
             wrapper = _watch_coroutine(fn, probe_id, def_line)
         elif inspect.isgeneratorfunction(fn):
@@ -249,6 +250,22 @@ def watch(probe_id, def_line):
         return functools.wraps(fn)(wrapper)
 
     return decorate
+
+
+_recursion_raised = False
+
+
+def _allow_wrapper_frames():
+    """The wrapper doubles the frames of every call, so recursion that works unprobed would hit
+    RecursionError only under probes: double the limit once, in probed runs only."""
+    global _recursion_raised
+    if _recursion_raised:
+        return
+    _recursion_raised = True
+    try:
+        sys.setrecursionlimit(sys.getrecursionlimit() * 2)
+    except (ValueError, RecursionError):
+        pass
 
 
 def _watch_plain(fn, probe_id, def_line):

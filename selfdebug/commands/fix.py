@@ -54,7 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_arguments(parser)
     parser.add_argument("--max-turns", type=int, default=10, metavar="N")
     parser.add_argument("--samples", type=int, default=1, metavar="N")
-    parser.add_argument("--max-tokens", type=int, default=512, metavar="N", help="per model call")
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="per model call (default: per step, 768 for a fix, 1536 with reasoning)",
+    )
     parser.add_argument("--test-timeout", type=float, default=10.0, metavar="S")
     add_isolation_arguments(parser)
     parser.add_argument("--prompts-dir", default=None, metavar="DIR", help="template overrides")
@@ -116,7 +122,11 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
         return f"{path}: {error}"
     except (OSError, UnicodeDecodeError) as error:
         return f"cannot read {path}: {error}"
-    if args.max_turns < 1 or args.samples < 1 or args.max_tokens < 1:
+    if (
+        args.max_turns < 1
+        or args.samples < 1
+        or (args.max_tokens is not None and args.max_tokens < 1)
+    ):
         return "--max-turns, --samples and --max-tokens must be at least 1"
     if not args.call_deadline > 0:
         return "--call-deadline must be more than 0 seconds"

@@ -123,6 +123,11 @@ class LlamaBackend:
         """Build and model facts from the worker (loads the model; `selfdebug doctor`)."""
         return dict(self.worker().op("info")["info"])
 
+    @property
+    def context_tokens(self) -> int:
+        """The context window the model is loaded with (the engine fits its prompts in it)."""
+        return int(self._load_options["n_ctx"])
+
     def count_tokens(self, text: str) -> int:
         return int(self.worker().op("count_tokens", text=text)["tokens"])
 

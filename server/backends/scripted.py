@@ -31,8 +31,16 @@ SCRIPT_ENV = "SELFDEBUG_SCRIPTED_REPLIES"
 
 class ScriptedBackend:
     def __init__(
-        self, replies: list[str], prompt_form: PromptForm = "chat", delay_s: float = 0.0
+        self,
+        replies: list[str],
+        prompt_form: PromptForm = "chat",
+        delay_s: float = 0.0,
+        *,
+        finish_reasons: list[str] | None = None,
+        context_tokens: int | None = None,
     ) -> None:
+        """`finish_reasons`: one per reply ("length" plays a reply cut at max_tokens; "stop"
+        when missing). `context_tokens`: the context window the engine should fit prompts in."""
         if not replies:
             raise BackendConfigError("the scripted backend needs at least one reply")
         self.name = "scripted"
@@ -41,6 +49,8 @@ class ScriptedBackend:
         self.requests: list[CompletionRequest] = []
         self._replies = list(replies)
         self._delay_s = delay_s
+        self._finish_reasons = list(finish_reasons or [])
+        self.context_tokens = context_tokens
         self._lock = threading.Lock()
 
     @classmethod
@@ -71,10 +81,12 @@ class ScriptedBackend:
             time.sleep(self._delay_s)
         if cancel is not None and cancel.cancelled:
             raise BackendCancelled("the model call was cancelled")
-        texts = []
+        texts, reasons = [], []
         for i in range(request.n):
             index = min(number - 1 + i, len(self._replies) - 1)
             texts.append(self._replies[index].replace("{{REQUEST_NUMBER}}", str(number)))
+            given = self._finish_reasons
+            reasons.append(given[index] if index < len(given) else "stop")
         if on_text is not None:
             on_text(texts[0])
         prompt_text = request.prompt or "".join(m["content"] for m in request.messages or [])
@@ -83,7 +95,7 @@ class ScriptedBackend:
             prompt_tokens=len(prompt_text.split()),
             completion_tokens=sum(len(t.split()) for t in texts),
             seconds=time.monotonic() - started,
-            finish_reasons=["stop"] * len(texts),
+            finish_reasons=reasons,
             model="scripted",
         )
         self.usage.add(completion)

@@ -1,10 +1,10 @@
 """Turn a model reply into a checked candidate: the code of the target function, or a reason why
 the reply cannot be used (that reason becomes the next turn's feedback).
 
-The checks are structural, not trust: a candidate may only replace the target function, must parse
-in place, must not carry our probes, and must pass `safety.review_candidate` (invisible/bidi
-characters and `global` rebinding refused; newly used process, network, file and dynamic-code
-APIs flagged for the user).
+The checks are structural, not trust: a candidate may only replace the target function (a reply
+holding more is reduced to it first, see salvage.py), must parse in place, must not carry our
+probes, and must pass `safety.review_candidate` (invisible/bidi characters and `global`
+rebinding refused; newly used process, network, file and dynamic-code APIs flagged for the user).
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from selfdebug.server.engine.safety import review_candidate
-from selfdebug.server.engine.target import TargetFunction, first_line
+from selfdebug.server.engine.salvage import salvage_function, strip_added_prints
+from selfdebug.server.engine.target import TargetFunction
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)(?:\n[ \t]*```|\Z)", re.DOTALL)
 _BUG_LINE = re.compile(r"^\s*(?:#+\s*)?(?:\*\*)?bug(?:\*\*)?\s*:?\s*(.*)$", re.IGNORECASE)
@@ -31,6 +33,8 @@ class Candidate:
     explanation: str = ""
     problem: str = ""  # why it cannot be used ("" when usable)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what salvage dropped or moved
+    cut: bool = False  # the reply stopped at the token limit before its code ended
 
     @property
     def ok(self) -> bool:
@@ -105,23 +109,11 @@ def extract_explanation(reply: str, opened_fence: bool) -> str:
     return prose[:600]
 
 
-def _unwrap_class(tree: ast.Module, target: TargetFunction) -> ast.Module | str:
-    """Accept `class C: def method` for a method of C by taking the method out of the class."""
-    if (
-        target.class_name
-        and len(tree.body) == 1
-        and isinstance(tree.body[0], ast.ClassDef)
-        and tree.body[0].name == target.class_name
-    ):
-        inner = [
-            s
-            for s in tree.body[0].body
-            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
-        ]
-        if len(inner) == 1:
-            return ast.Module(body=inner, type_ignores=[])
-        return f"the class {target.class_name} in the answer holds more than the method"
-    return tree
+def _code_closed(reply: str, opened_fence: bool) -> bool:
+    """Whether the reply's code block ends with its closing fence (a reply cut by the token
+    limit after that still holds the whole code)."""
+    fences = len(re.findall(r"^[ \t]*```", reply, flags=re.MULTILINE))
+    return fences >= 1 if opened_fence else fences >= 2 and fences % 2 == 0
 
 
 def check_candidate(
@@ -131,19 +123,59 @@ def check_candidate(
     *,
     opened_fence: bool = False,
     code_prefix: str = "",
-    contains_probes=None,
+    contains_probes: Callable[[str], bool] | None = None,
+    truncated: bool = False,
+    strip_new_prints: bool = False,
 ) -> Candidate:
-    """Extract the function from `reply` and check it can replace `target` in `source`."""
+    """Extract the function from `reply` and check it can replace `target` in `source`.
+
+    `truncated`: the model stopped at its token limit (finish_reason "length"); unless the code
+    block closed before that, the code is cut and is never used, and a cut reply that gives no
+    usable change is marked `cut` (the session asks again). `strip_new_prints` (print mode):
+    print statements the original did not have are taken out of the fix."""
+    candidate = _check(
+        reply, target, source, opened_fence, code_prefix, contains_probes, truncated,
+        strip_new_prints,
+    )  # fmt: skip
+    unchanged = candidate.ok and same_code(candidate.code or "", target.code)
+    if truncated and not candidate.cut and (not candidate.ok or unchanged):
+        # e.g. the closed block was the original quoted in the reasoning, the fix never came
+        candidate.cut = True
+        candidate.code = candidate.new_source = None
+        candidate.problem = (
+            "the answer was cut off at the length limit before it gave a changed function; "
+            "give the code first and keep the explanation short"
+        )
+    return candidate
+
+
+def _check(
+    reply: str,
+    target: TargetFunction,
+    source: str,
+    opened_fence: bool,
+    code_prefix: str,
+    contains_probes: Callable[[str], bool] | None,
+    truncated: bool,
+    strip_new_prints: bool,
+) -> Candidate:
     candidate = Candidate(reply=reply)
     code = extract_code(reply, target.name, opened_fence, code_prefix)
     candidate.explanation = extract_explanation(reply, opened_fence)
+    if truncated and not _code_closed(reply, opened_fence):
+        candidate.cut = True
+        candidate.problem = (
+            "the answer was cut off at the length limit before its code ended; give the code "
+            "first and keep the explanation short"
+        )
+        return candidate
     if not code or not code.strip():
         candidate.problem = (
             f"the answer holds no code; give the whole function `{target.name}` in a "
             "```python block"
         )
         return candidate
-    review = review_candidate(target.code, code)  # safety.py: refusals and warnings
+    review = review_candidate(target.code, code)  # safety.py: refusals, on everything shown
     if review.problem:
         candidate.problem = review.problem
         return candidate
@@ -153,36 +185,22 @@ def check_candidate(
     except SyntaxError as error:
         candidate.problem = f"the code does not parse (line {error.lineno}: {error.msg})"
         return candidate
-    unwrapped = _unwrap_class(tree, target)
-    if isinstance(unwrapped, str):
-        candidate.problem = unwrapped
+    salvaged = salvage_function(code, tree, target, source)
+    candidate.notes = salvaged.notes
+    if salvaged.problem:
+        candidate.problem = salvaged.problem
         return candidate
-    if unwrapped is not tree:  # take the method's own lines out of the class
-        method = unwrapped.body[0]
-        assert isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef)
-        first = first_line(method)
-        lines = code.splitlines(keepends=True)
-        code = textwrap.dedent("".join(lines[first : method.end_lineno]))
-        tree = ast.parse(code)
-    body = tree.body
-    defs = [s for s in body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
-    others = [s for s in body if s not in defs]
-    if len(defs) != 1 or defs[0].name != target.name:
-        found = ", ".join(d.name for d in defs) or "none"
-        candidate.problem = (
-            f"the answer must define exactly one function, `{target.name}` (found: {found})"
-        )
-        return candidate
-    if others:
-        kinds = sorted({type(s).__name__ for s in others})
-        candidate.problem = (
-            "the answer changes code outside the function "
-            f"({', '.join(kinds)} at top level); put only `{target.name}` in the block, with any "
-            "import inside the function"
-        )
-        return candidate
+    code = salvaged.code
+    if strip_new_prints:
+        code, removed = strip_added_prints(code, target.code)
+        if removed:
+            candidate.notes.append(f"removed {removed} debugging print(s) from the fix")
     if contains_probes is not None and contains_probes(code):
         candidate.problem = "the code still contains the debugging probes we inserted"
+        return candidate
+    review = review_candidate(target.code, code)  # what is kept: warnings for the user
+    if review.problem:
+        candidate.problem = review.problem
         return candidate
     new_source = target.replace_in(source, code)
     try:

@@ -8,15 +8,19 @@ line is line 1), because the model never sees the rest of the file.
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from selfdebug.server.engine.target import DefNode, TargetFunction, first_line
-from selfdebug.server.runner.results import ProbeRecord, RunResult, TestResult
+from selfdebug.server.runner.results import Frame, ProbeRecord, RunResult, TestResult
 
 FIELD_CHARS = 300  # one value (left/right of an assertion, an exception message)
 FAILURE_CHARS = 900  # one failing test, all told
 TEST_SOURCE_LINES = 30
+FAILURES_SHOWN = 3  # failing tests shown in full; the rest are counted
 
 
 def _clip(text: str, limit: int) -> str:
@@ -31,57 +35,311 @@ def _same_file(a: str | Path, b: str | Path) -> bool:
         return str(a) == str(b)
 
 
-def _assertion_line(test: TestResult, target_file: Path) -> str:
-    for frame in reversed(test.frames):
-        if frame.code.startswith("assert") and not _same_file(frame.path, target_file):
-            return frame.code
+def _test_frame(test: TestResult, target_file: Path) -> Frame | None:
+    """The innermost frame outside the target's file that runs an assertion, else the
+    innermost frame of the test function itself."""
+    outside = [f for f in test.frames if not _same_file(f.path, target_file)]
+    test_name = test.nodeid.rpartition("::")[2].split("[", 1)[0]
+    for frame in reversed(outside):
+        if frame.code.startswith("assert"):
+            return frame
+    return next((f for f in reversed(outside) if f.function == test_name), None)
+
+
+def _read_tree(path: str | Path) -> tuple[str, ast.Module] | None:
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+        return source, ast.parse(source)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+
+
+_Node = TypeVar("_Node", bound=ast.stmt)
+
+
+def _enclosing(tree: ast.AST, line: int, kind: type[_Node]) -> _Node | None:
+    """The innermost `kind` statement whose lines hold `line`."""
+    found: _Node | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, kind):
+            continue
+        holds = node.lineno <= line <= (node.end_lineno or node.lineno)
+        if holds and (found is None or node.lineno >= found.lineno):
+            found = node
+    return found
+
+
+def _is_call_of(call: ast.Call, name: str) -> bool:
+    """`name(...)` or `obj.name(...)`."""
+    func = call.func
+    return (isinstance(func, ast.Name) and func.id == name) or (
+        isinstance(func, ast.Attribute) and func.attr == name
+    )
+
+
+def _calls(expr: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Call) and _is_call_of(n, name) for n in ast.walk(expr))
+
+
+def _results_of(function: ast.AST | None, name: str) -> set[str]:
+    """Variables of the test assigned from a call of `name` (`result = median(xs)`)."""
+    if function is None:
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and _calls(node.value, name):
+            targets: list[ast.expr] = list(node.targets)
+        elif isinstance(node, ast.AnnAssign) and node.value and _calls(node.value, name):
+            targets = [node.target]
+        else:
+            continue
+        found |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return found
+
+
+def _actual_side(assertion: ast.Assert, function: ast.AST | None, name: str) -> str:
+    """`left` or `right`: the side of `assert a == b` that holds what the function returned
+    (the side that calls it, or a variable assigned from its call); "" when it cannot tell."""
+    compare = assertion.test
+    if not isinstance(compare, ast.Compare) or len(compare.comparators) != 1:
+        return ""
+    left, right = compare.left, compare.comparators[0]
+    sides = {"left": _calls(left, name), "right": _calls(right, name)}
+    if sides["left"] != sides["right"]:
+        return "left" if sides["left"] else "right"
+    results = _results_of(function, name)
+    uses = {
+        side: bool(results & {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)})
+        for side, expr in (("left", left), ("right", right))
+    }
+    if uses["left"] != uses["right"]:
+        return "left" if uses["left"] else "right"
     return ""
 
 
+def _call_source(source: str, statement: ast.stmt, name: str) -> str:
+    """The test's own text of its call of `name` in `statement` (`median([])`): the inputs when
+    the function raised before pytest could show values."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call) and _is_call_of(node, name):
+            text = ast.get_source_segment(source, node) or ast.unparse(node)
+            return _clip(" ".join(text.split()), FIELD_CHARS)
+    return ""
+
+
+_WHERE = re.compile(r"^E\s+\+\s+where\s+(.+?)\s+=\s+(.+)$")
+
+
+def call_values(longrepr: str, name: str) -> str:
+    """pytest's account of the call, from a `where 3.5 = median([1, 2, 3, 4])` line: the
+    function's arguments as values, and what it returned ("" when pytest wrote none)."""
+    for line in longrepr.splitlines():
+        match = _WHERE.match(line.strip())
+        if not match:
+            continue
+        value, call = match.group(1), match.group(2).strip()
+        if re.match(rf"(?:[\w.<>\[\]() ]*\.)?{re.escape(name)}\(", call):
+            return f"{_clip(call, FIELD_CHARS)} returned {_clip(value, FIELD_CHARS)}"
+    return ""
+
+
+@dataclass
+class _Case:
+    ident: str
+    values: list[tuple[str, str]]  # (argument name, source text of its value)
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _default_id(value: ast.expr, argname: str, index: int) -> str:
+    """pytest's id for one value: numbers, strings, booleans and None as themselves, anything
+    else as the argument's name and the case index."""
+    if isinstance(value, ast.Constant) and not isinstance(value.value, bytes):
+        if isinstance(value.value, str):
+            return value.value.encode("unicode_escape").decode("ascii")
+        return str(value.value)
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+        inner = value.operand
+        if isinstance(inner, ast.Constant) and isinstance(inner.value, int | float):
+            return str(-inner.value)
+    return f"{argname}{index}"
+
+
+def _cases(decorator: ast.Call, source: str, module: ast.Module) -> list[_Case] | None:
+    """The cases of one `@pytest.mark.parametrize(names, values, ids=...)`."""
+    if len(decorator.args) < 2 or not isinstance(
+        decorator.args[0], ast.Constant | ast.List | ast.Tuple
+    ):
+        return None
+    first = decorator.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        names = [n.strip() for n in first.value.split(",") if n.strip()]
+    elif isinstance(first, ast.List | ast.Tuple):
+        names = [str(e.value) for e in first.elts if isinstance(e, ast.Constant)]
+    else:
+        return None
+    values: ast.expr = decorator.args[1]
+    if isinstance(values, ast.Name):  # a module-level constant: CASES = [...]
+        assigned = [
+            s.value
+            for s in module.body
+            if isinstance(s, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == values.id for t in s.targets)
+        ]
+        values = assigned[-1] if assigned else values
+    if not isinstance(values, ast.List | ast.Tuple):
+        return None
+    given_ids: list[str | None] = []
+    for keyword in decorator.keywords:
+        if keyword.arg == "ids" and isinstance(keyword.value, ast.List | ast.Tuple):
+            given_ids = [
+                str(e.value) if isinstance(e, ast.Constant) else None for e in keyword.value.elts
+            ]
+    cases: list[_Case] = []
+    for index, case in enumerate(values.elts):
+        ident: str | None = given_ids[index] if index < len(given_ids) else None
+        if isinstance(case, ast.Call) and _dotted(case.func).endswith("param"):
+            for keyword in case.keywords:
+                if keyword.arg == "id" and isinstance(keyword.value, ast.Constant):
+                    ident = str(keyword.value.value)
+            items = list(case.args)
+        elif len(names) == 1:
+            items = [case]
+        elif isinstance(case, ast.Tuple | ast.List):
+            items = list(case.elts)
+        else:
+            return None
+        if len(items) != len(names):
+            return None
+        texts = [_clip(ast.get_source_segment(source, item) or ast.unparse(item), FIELD_CHARS // 2)
+                 for item in items]  # fmt: skip
+        if ident is None:
+            ident = "-".join(_default_id(v, n, index) for v, n in zip(items, names, strict=True))
+        cases.append(_Case(ident, list(zip(names, texts, strict=True))))
+    return cases
+
+
+def parameters_of(nodeid: str, test_file: str | Path) -> str:
+    """`xs=[1, 2, 3, 4], expected=2.5` for a parametrized node id, read from the test's
+    `@pytest.mark.parametrize` decorators ("" when the id names no case we can find)."""
+    head, bracket, rest = nodeid.partition("[")
+    if not bracket or not rest.endswith("]"):
+        return ""
+    wanted = rest[:-1]
+    parsed = _read_tree(test_file)
+    if parsed is None:
+        return ""
+    source, tree = parsed
+    names = [part for part in head.split("::")[1:] if part]
+    node = _find_test_node(tree, names) if names else None
+    if node is None:
+        return ""
+    combined: list[_Case] = [_Case("", [])]
+    for decorator in reversed(node.decorator_list):  # the closest decorator's id comes first
+        if not (
+            isinstance(decorator, ast.Call) and _dotted(decorator.func).endswith("parametrize")
+        ):
+            continue
+        cases = _cases(decorator, source, tree)
+        if cases is None:
+            return ""
+        combined = [
+            _Case("-".join(p for p in (a.ident, b.ident) if p), a.values + b.values)
+            for a in combined
+            for b in cases
+        ]
+    matching = [c for c in combined if c.ident == wanted]
+    if len(matching) != 1:
+        return ""
+    return ", ".join(f"{name}={text}" for name, text in matching[0].values)
+
+
 def describe_failure(test: TestResult, target: TargetFunction, target_file: Path) -> str:
-    """One failing test as the model should read it: the assertion with got/expected, or the
-    exception and the line of the function that raised it."""
+    """One failing test as the model should read it: what the function returned against what
+    the test expected (by which side of the assert calls it), the call's arguments, the
+    parametrized case, or the exception and the line of the function that raised it."""
     head = f"{test.outcome.upper()} {test.nodeid}"
     if test.outcome == "timeout":
         return f"{head}: did not finish in time (an endless loop or a very slow path?)"
-    assertion = _assertion_line(test, target_file)
+    frame = _test_frame(test, target_file)
+    assertion_text = frame.code if frame is not None and frame.code.startswith("assert") else ""
+    parsed = _read_tree(frame.path) if frame is not None else None
+    assertion: ast.Assert | None = None
+    function = None
+    if parsed is not None and frame is not None:
+        assertion = _enclosing(parsed[1], frame.line, ast.Assert)
+        function = _enclosing(parsed[1], frame.line, ast.FunctionDef)
+        if assertion is not None and "\n" in (ast.get_source_segment(parsed[0], assertion) or ""):
+            assertion_text = " ".join(ast.unparse(assertion).split())
+    extra: list[str] = []
+    call = call_values(test.longrepr, target.name)
+    if not call and parsed is not None and frame is not None:
+        statement = _enclosing(parsed[1], frame.line, ast.stmt)
+        call = _call_source(parsed[0], statement, target.name) if statement else ""
+    if call:
+        extra.append(f"call: {call}")
+    if frame is not None:
+        parameters = parameters_of(test.nodeid, frame.path)
+        if parameters:
+            extra.append(f"parameters: {parameters}")
     if test.assert_left is not None and test.assert_right is not None:
         left = _clip(test.assert_left, FIELD_CHARS)
         right = _clip(test.assert_right, FIELD_CHARS)
-        where = f"`{assertion}` " if assertion else ""
-        if (test.assert_op or "==") == "==":
-            return _clip(f"{head}: {where}got {left}, expected {right}", FAILURE_CHARS)
-        return _clip(
-            f"{head}: {where}failed: left side {left}, right side {right} "
-            f"(operator {test.assert_op})",
-            FAILURE_CHARS,
-        )
+        where = f"`{assertion_text}` " if assertion_text else ""
+        side = _actual_side(assertion, function, target.name) if assertion is not None else ""
+        if (test.assert_op or "==") == "==" and side:
+            got, expected = (left, right) if side == "left" else (right, left)
+            text = f"{head}: {where}got {got}, expected {expected}"
+        else:
+            text = (
+                f"{head}: {where}failed: left side {left}, right side {right} "
+                f"(operator {test.assert_op or '=='})"
+            )
+        return _clip("\n".join([text, *(f"  {line}" for line in extra)]), FAILURE_CHARS)
     text = f"{head}: {test.exc_type or 'error'}"
     if test.message:
         text += f": {_clip(test.message, FIELD_CHARS)}"
-    if assertion:
-        text += f"\n  at `{assertion}`"
+    if assertion_text:
+        text += f"\n  at `{assertion_text}`"
+    elif frame is not None and frame.code:
+        text += f"\n  at `{frame.code}`"
     inside = [
         f
         for f in test.frames
         if _same_file(f.path, target_file) and target.start_line < f.line <= target.end_line
     ]
     if inside:
-        frame = inside[-1]
-        line = frame.line - target.start_line
-        text += f"\n  raised at line {line} of `{target.name}`: `{frame.code}`"
+        raising = inside[-1]
+        line = raising.line - target.start_line
+        text += f"\n  raised at line {line} of `{target.name}`: `{raising.code}`"
     elif not test.exc_type and test.longrepr:
         text += "\n" + textwrap.indent(_clip(test.longrepr, FAILURE_CHARS // 2), "  ")
+    text += "".join(f"\n  {line}" for line in extra)
     return _clip(text, FAILURE_CHARS)
 
 
-def describe_failures(run: RunResult, target: TargetFunction, target_file: Path) -> str:
+def describe_failures(
+    run: RunResult, target: TargetFunction, target_file: Path, shown: int = FAILURES_SHOWN
+) -> str:
+    """The first `shown` failing tests in full, the rest counted (a long list would push the
+    code out of a small model's context and says little more)."""
     if run.error and not run.tests:
         return f"The test run itself failed: {_clip(run.error, FAILURE_CHARS)}"
     failing = [t for t in run.tests if not t.ok]
     if not failing:
         return "All tests pass."
-    return "\n".join(describe_failure(t, target, target_file) for t in failing)
+    parts = [describe_failure(t, target, target_file) for t in failing[:shown]]
+    rest = failing[shown:]
+    if rest:
+        names = _clip(", ".join(t.nodeid.rpartition("::")[2] for t in rest), FIELD_CHARS)
+        parts.append(
+            f"... and {len(rest)} more failing test{'s' if len(rest) > 1 else ''}: {names}"
+        )
+    return "\n".join(parts)
 
 
 def first_failing(run: RunResult) -> str | None:
@@ -125,33 +383,52 @@ def source_of_test(project_root: Path, nodeid: str) -> str:
     return textwrap.dedent("\n".join(lines))
 
 
+def clip_middle(text: str, limit: int) -> str:
+    """Head and tail of `text` within `limit` characters, with a marker where the middle was:
+    how a run starts and how it ends (the return, the crash) are what a reader needs most."""
+    if len(text) <= limit:
+        return text
+    lines = text.splitlines()
+    head: list[str] = []
+    tail: list[str] = []
+    used = 0
+    for index in range(len(lines)):
+        line = lines[index // 2] if index % 2 == 0 else lines[-1 - index // 2]
+        if used + len(line) + 1 > limit - 40:
+            break
+        (head if index % 2 == 0 else tail).append(line)
+        used += len(line) + 1
+    dropped = len(lines) - len(head) - len(tail)
+    marker = f"...[{dropped} lines left out]"
+    return "\n".join([*head, marker, *reversed(tail)])
+
+
 def format_log(
     records: list[ProbeRecord],
     first_line_0based: int,
     limit_chars: int,
     capped: bool = False,
+    code: str = "",
 ) -> str:
-    """The probe/print log, one line per record, lines relative to the shown function."""
+    """The probe/print log, one line per record, lines relative to the shown function and each
+    quoted with its source line from `code` (a small model cannot count lines), cut in the
+    middle when longer than `limit_chars`."""
+    source_lines = code.splitlines()
     rendered: list[str] = []
     for record in records:
         line = record.line - first_line_0based
+        quoted = ""
+        if 0 < line <= len(source_lines) and source_lines[line - 1].strip():
+            quoted = f" `{_clip(source_lines[line - 1], 80)}`"
         if record.kind == "print":
-            rendered.append(f"line {line}: {record.text.rstrip()}")
+            rendered.append(f"line {line}{quoted}: {record.text.rstrip()}")
         else:
             values = ", ".join(f"{k}={v}" for k, v in record.values.items())
             label = f" ({record.kind})" if record.kind in ("return", "raise") else ""
-            rendered.append(f"line {line}{label}: {values}".rstrip(": "))
+            rendered.append(f"line {line}{quoted}{label}: {values}".rstrip(": "))
     if not rendered:
         return "(the log is empty: the function was not reached, or nothing was printed)"
-    out: list[str] = []
-    used = 0
-    for index, text in enumerate(rendered):
-        if used + len(text) + 1 > limit_chars:
-            out.append(f"...[log truncated: {len(rendered) - index} more lines]")
-            break
-        out.append(text)
-        used += len(text) + 1
-    else:
-        if capped:
-            out.append("...[log truncated by the probe limit]")
-    return "\n".join(out)
+    text = clip_middle("\n".join(rendered), limit_chars)
+    if capped:
+        text += "\n...[log truncated by the probe limit]"
+    return text

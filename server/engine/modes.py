@@ -60,6 +60,7 @@ class ModeStrategy:
     needs_tests: bool = True  # without tests the session falls back to `explain`
     loops: bool = True  # False: one single-shot repair (the benchmark baseline)
     in_editors: bool = True  # offered by the editors' `mode` setting (package.json's enum)
+    strips_prints: bool = False  # the model's debugging prints are taken out of its fixes
 
     def before_fix(self, bench: Workbench) -> dict[str, str] | None:
         """Extra prompt variables for the fix call; None ends the turn without a fix call
@@ -84,6 +85,7 @@ def _logged_run(
         bench.target.start_line,
         bench.request.log_chars,
         capped=bool(test and test.probes_truncated),
+        code=bench.current_code,
     )
     bench.record("log", kind=kind, test=failing, log=log)
     return {
@@ -106,21 +108,26 @@ class ProbeMode(ModeStrategy):
     def before_fix(self, bench: Workbench) -> dict[str, str] | None:
         if bench.current_run is None:
             return {}
-        from selfdebug.instrument import instrument_function
-
         failing = _failing_test(bench)
-        bench.emit("inserting probes", 0.05)
-        instrumented = instrument_function(
-            bench.source_with(bench.current_code).encode("utf-8"),
-            bench.target.qualname,
-            bench.request.probe_level,
-        ).decode("utf-8")
-        return _logged_run(bench, failing, instrumented, "probes")
+        return _logged_run(bench, failing, _probed(bench), "probes")
+
+
+def _probed(bench: Workbench) -> str:
+    """The file with automatic probes in the current code (raises InstrumentError)."""
+    from selfdebug.instrument import instrument_function
+
+    bench.emit("inserting probes", 0.05)
+    return instrument_function(
+        bench.source_with(bench.current_code).encode("utf-8"),
+        bench.target.qualname,
+        bench.request.probe_level,
+    ).decode("utf-8")
 
 
 @dataclass(frozen=True)
 class PrintMode(ModeStrategy):
-    """Hu et al.'s print debugging: the model adds prints, we run them, it reads their output."""
+    """Hu et al.'s print debugging: the model adds prints, we run them, it reads their output.
+    When its prints are unusable, the turn falls back to automatic probes (still a real log)."""
 
     def before_fix(self, bench: Workbench) -> dict[str, str] | None:
         if bench.current_run is None:
@@ -136,7 +143,7 @@ class PrintMode(ModeStrategy):
         )
         if not code:
             bench.check_error = "the answer with print statements held no code"
-            return None
+            return self._traced_instead(bench, failing)
         code = textwrap.dedent(code)
         validation = validate_model_prints(
             bench.current_code, code, first_line=target.start_line + 1
@@ -144,9 +151,23 @@ class PrintMode(ModeStrategy):
         bench.record("prints_check", ok=validation.ok, reason=validation.reason)
         if not validation.ok:
             bench.check_error = f"the version with prints was not used: {validation.reason}"
-            return None
+            return self._traced_instead(bench, failing)
         instrumented = target.replace_in(bench.source, validation.instrumented)
         return _logged_run(bench, failing, instrumented, "prints", code.rstrip("\n"))
+
+    @staticmethod
+    def _traced_instead(bench: Workbench, failing: str) -> dict[str, str] | None:
+        """The model's prints are unusable: trace the function with automatic probes, so the
+        turn still gets a real log and a fix call; None when probes cannot go in either."""
+        from selfdebug.instrument import InstrumentError
+
+        try:
+            instrumented = _probed(bench)
+        except InstrumentError as error:
+            bench.record("probe_check", ok=False, reason=str(error))
+            return None
+        bench.check_error += "; the log below comes from automatic tracing instead"
+        return _logged_run(bench, failing, instrumented, "probes")
 
     def refuses(self, code: str, original: str) -> str:
         if count_print_calls(code) > count_print_calls(original):
@@ -183,7 +204,12 @@ STRATEGIES: dict[Mode, ModeStrategy] = {
         ModeStrategy(
             "trace", "fix_trace", "asking the model to trace the failing test, then fix it"
         ),
-        PrintMode("print", "fix_log", "asking the model for a fix from the log of its prints"),
+        PrintMode(
+            "print",
+            "fix_log",
+            "asking the model for a fix from the log of its prints",
+            strips_prints=True,
+        ),
         ProbeMode("probe", "fix_log", "asking the model for a fix from the probe log"),
     )
 }
@@ -192,6 +218,21 @@ STRATEGIES: dict[Mode, ModeStrategy] = {
 EDITOR_MODES: tuple[Mode, ...] = tuple(
     mode for mode in MODES if mode == "auto" or STRATEGIES[mode].in_editors
 )
+
+
+# Answer budget (max_tokens) per prompt step when the request sets none. The reasoning steps ask
+# for an explanation, a trace or a log analysis before the code, so they get room for both: a cut
+# answer loses the code and wastes the turn. A cut answer is asked again once, for code only,
+# with twice the budget (at most RETRY_MAX_TOKENS).
+STEP_MAX_TOKENS: dict[str, int] = {
+    "fix_simple": 768,
+    "fix_ut": 768,
+    "fix_explain": 1536,
+    "fix_trace": 1536,
+    "add_prints": 768,
+    "fix_log": 1280,
+}
+RETRY_MAX_TOKENS = 3072
 
 
 @dataclass(frozen=True)

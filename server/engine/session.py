@@ -12,6 +12,7 @@ K/L wider") and a diff the caller may offer to apply.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import traceback
 from dataclasses import dataclass
@@ -29,9 +30,17 @@ from selfdebug.server.backends.base import (
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback
 from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
+from selfdebug.server.engine.context_fit import context_window, fit_variables, token_counter
 from selfdebug.server.engine.diffing import unified_diff
 from selfdebug.server.engine.history import AttemptLog
-from selfdebug.server.engine.modes import STRATEGIES, ModeStrategy, PlannedMode, plan_modes
+from selfdebug.server.engine.modes import (
+    RETRY_MAX_TOKENS,
+    STEP_MAX_TOKENS,
+    STRATEGIES,
+    ModeStrategy,
+    PlannedMode,
+    plan_modes,
+)
 from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, ShownTest
 from selfdebug.server.engine.recorder import Recorder
 from selfdebug.server.engine.target import TargetFunction, TargetNotFound, locate
@@ -316,18 +325,28 @@ class Session:
         return rendered, repeated
 
     def ask(
-        self, step: str, variables: PromptVars, n: int = 1
+        self, step: str, variables: PromptVars, n: int = 1, max_tokens: int | None = None
     ) -> tuple[RenderedPrompt, Completion]:
         self._check()
-        rendered, repeated = self._render_new(step, variables)
         remaining = self._remaining_s()
         deadline = self.request.model_call_deadline_s
         if remaining is not None:  # never past the session's own time budget
             deadline = max(1.0, min(remaining, deadline))
-        max_tokens = self.request.max_tokens
+        if max_tokens is None:
+            max_tokens = self.request.max_tokens or STEP_MAX_TOKENS[step]
         if self.request.token_budget is not None:  # do not overshoot the budget by much
             used = self.usage.prompt_tokens + self.usage.completion_tokens
             max_tokens = max(16, min(max_tokens, self.request.token_budget - used))
+        variables, trimmed, _tokens = fit_variables(
+            lambda v: self.prompts.render(step, self.backend.prompt_form, v),
+            variables,
+            window=context_window(self.backend),
+            answer_tokens=max_tokens,
+            count=token_counter(self.backend),
+        )
+        if trimmed:
+            self.record("prompt_trimmed", step=step, trimmed=trimmed)
+        rendered, repeated = self._render_new(step, variables)
         temperature, seed = 0.0, 0  # greedy: the most likely fix first
         if n > 1:
             temperature = self.request.temperature
@@ -396,6 +415,7 @@ class Session:
         """Every sample, checked; the mode's own refusals and unchanged code included."""
         from selfdebug.instrument import contains_probes
 
+        reasons = completion.finish_reasons
         candidates = [
             check_candidate(
                 text,
@@ -404,8 +424,10 @@ class Session:
                 opened_fence=rendered.opens_code_fence,
                 code_prefix=rendered.code_prefix,
                 contains_probes=contains_probes,
+                truncated=index < len(reasons) and reasons[index] == "length",
+                strip_new_prints=self.strategy.strips_prints,
             )
-            for text in completion.texts
+            for index, text in enumerate(completion.texts)
         ]
         for candidate in candidates:
             if not candidate.ok or not candidate.code:
@@ -425,10 +447,33 @@ class Session:
                 ok=candidate.ok,
                 problem=candidate.problem,
                 warnings=candidate.warnings,
+                notes=candidate.notes,
                 explanation=candidate.explanation,
                 code=candidate.code,
             )
         return candidates
+
+    def _ask_fix(self, variables: PromptVars) -> list[Candidate]:
+        """Ask for the fix and check every sample. When no sample is usable because the answers
+        were cut at the token limit, ask once more, for code only, with a larger budget."""
+        step, n = self.strategy.fix_step, max(1, self.request.samples)
+        rendered, completion = self.ask(step, variables, n=n)
+        self._emit(f"checking {len(completion.texts)} candidate(s)", 0.7)
+        candidates = self._candidates(rendered, completion)
+        if any(c.ok for c in candidates) or not any(c.cut for c in candidates):
+            return candidates
+        used = self.request.max_tokens or STEP_MAX_TOKENS[step]
+        larger = max(used, min(used * 2, RETRY_MAX_TOKENS))
+        self.record("retry_cut", max_tokens=larger)
+        self._emit("asking again for the code only", 0.6)
+        code_only = dataclasses.replace(
+            variables,
+            code_only=True,
+            check_error=f"your answer was cut off at the length limit ({used} tokens) "
+            "before its code ended",
+        )
+        rendered, completion = self.ask(step, code_only, n=n, max_tokens=larger)
+        return self._candidates(rendered, completion)
 
     def _turn(self) -> _TurnOutcome | None:
         """Ask for a fix (after the mode's own step), check every sample, run the usable ones,
@@ -440,11 +485,7 @@ class Session:
         variables = self.prompt_vars(**extra)
         self.check_error, self.repeat_note = "", ""
         self._emit("asking the model", 0.3)
-        rendered, completion = self.ask(
-            self.strategy.fix_step, variables, n=max(1, self.request.samples)
-        )
-        self._emit(f"checking {len(completion.texts)} candidate(s)", 0.7)
-        candidates = self._candidates(rendered, completion)
+        candidates = self._ask_fix(variables)
         usable = [c for c in candidates if c.ok]
         self.candidates_checked += len(usable)
         if not usable:

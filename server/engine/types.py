@@ -44,7 +44,7 @@ class DebugRequest:
     transcript_path: Path | None = None  # JSON lines; written as the session goes
     no_improvement_limit: int = 3
     # The model calls and the prompts:
-    max_tokens: int = 512  # per model call
+    max_tokens: int | None = None  # per model call; None: the step's default (modes.py)
     temperature: float = 0.7  # used only when samples > 1 (greedy otherwise)
     probe_level: Literal["blocks", "lines"] = "blocks"  # automatic probes in `probe` mode
     log_chars: int = 4000  # probe/print log shown to the model, truncated with a marker

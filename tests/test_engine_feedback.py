@@ -1,0 +1,232 @@
+"""What the model is told about failing tests is true: got vs expected by which side of the
+assert calls the function, the call's real arguments, the parametrized case, the first failures
+in full and the rest counted, and a prompt that fits the model's context. Real pytest runs
+through the REAL runner on a small project written here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from selfdebug.server.backends.scripted import ScriptedBackend
+from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.context_fit import fit_prompt
+from selfdebug.server.engine.feedback import clip_middle, describe_failures
+from selfdebug.server.engine.prompting import PromptLibrary, PromptVars
+from selfdebug.server.engine.target import locate
+from selfdebug.server.engine.transcript import read_transcript
+from selfdebug.server.runner import ProjectRunner, RunnerSettings
+
+STATS = '''"""Statistics with a bug: the median of an even count is one middle value."""
+
+
+def median(xs):
+    ordered = sorted(xs)
+    return ordered[len(ordered) // 2]
+'''
+
+TESTS = """import pytest
+
+from stats import median
+
+
+def test_expected_first():
+    xs = [1, 2, 3, 4]
+    assert 2.5 == median(xs)
+
+
+def test_result_variable():
+    result = median([10, 20])
+    assert result == 15
+
+
+def test_empty():
+    assert median([]) is None
+
+
+@pytest.mark.parametrize("xs, expected", [([5, 1], 3), ([1, 2, 3, 4], 2.5), ([7], 7)])
+def test_cases(xs, expected):
+    assert median(xs) == expected
+
+
+@pytest.mark.parametrize("size", [2, 4, 6])
+def test_even_sizes(size):
+    assert median(list(range(size))) == (size - 1) / 2
+"""
+GOOD = (
+    "def median(xs):\n    ordered = sorted(xs)\n    middle = len(ordered) // 2\n"
+    "    if len(ordered) % 2:\n        return ordered[middle]\n"
+    "    return (ordered[middle - 1] + ordered[middle]) / 2\n"
+)
+
+
+DEEP = "def depth(n):\n    return 0 if n == 0 else 2 + depth(n - 1)\n"  # 2: the bug
+DEEP_TEST = "from deep import depth\n\n\ndef test_depth():\n    assert depth(700) == 700\n"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("feedback") / "stats"
+    root.mkdir()
+    (root / "stats.py").write_text(STATS)
+    (root / "test_stats.py").write_text(TESTS)
+    (root / "deep.py").write_text(DEEP)
+    (root / "test_deep.py").write_text(DEEP_TEST)
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def runner(project):
+    with ProjectRunner(project, RunnerSettings(test_timeout_s=10)) as shared:
+        yield shared
+
+
+def failures_for(project: Path, runner: ProjectRunner, nodeids: list[str], **options) -> str:
+    run = runner.run(nodeids)
+    target = locate(STATS, "median")
+    return describe_failures(run, target, project / "stats.py", **options)
+
+
+def test_got_is_what_the_function_returned_whichever_side_calls_it(project, runner):
+    text = failures_for(
+        project,
+        runner,
+        ["test_stats.py::test_expected_first", "test_stats.py::test_result_variable"],
+    )
+    assert "`assert 2.5 == median(xs)` got 3, expected 2.5" in text  # not "got 2.5"
+    assert "call: median([1, 2, 3, 4]) returned 3" in text  # the inputs, as values
+    assert "`assert result == 15` got 20, expected 15" in text  # result = median(...)
+
+
+def test_an_exception_shows_the_call_as_the_test_wrote_it(project, runner):
+    text = failures_for(project, runner, ["test_stats.py::test_empty"])
+    assert "FAILED test_stats.py::test_empty: IndexError: list index out of range" in text
+    assert "at `assert median([]) is None`" in text
+    assert "raised at line 3 of `median`: `return ordered[len(ordered) // 2]`" in text
+    assert "call: median([])" in text  # pytest wrote no `where` line: the test's own text
+
+
+def test_parametrized_cases_show_their_values(project, runner):
+    text = failures_for(project, runner, ["test_stats.py::test_cases"])
+    assert "test_cases[xs1-2.5]: `assert median(xs) == expected` got 3, expected 2.5" in text
+    assert "parameters: xs=[1, 2, 3, 4], expected=2.5" in text
+    assert "parameters: xs=[5, 1], expected=3" in text
+    assert "[xs2-7]" not in text  # it passes
+
+
+def test_first_three_failures_in_full_the_rest_counted(project, runner):
+    text = failures_for(project, runner, ["test_stats.py"])
+    entries = [line for line in text.splitlines() if line.startswith("FAILED")]
+    assert len(entries) == 3
+    # 8 fail in all: expected_first, result_variable, empty, cases x2, even_sizes x3
+    assert text.splitlines()[-1].startswith("... and 5 more failing tests: test_cases[xs0-3]")
+    assert "test_even_sizes[6]" in text.splitlines()[-1]
+
+
+def test_even_size_parameter_comes_from_the_id(project, runner):
+    text = failures_for(project, runner, ["test_stats.py::test_even_sizes[4]"])
+    assert "parameters: size=4" in text
+    assert "call: median([0, 1, 2, 3]) returned 2" in text
+
+
+def test_session_prompt_carries_the_true_values(project, runner):
+    backend = ScriptedBackend([f"Bug: one middle value.\n```python\n{GOOD}```\n"])
+    request = DebugRequest(
+        file=project / "stats.py",
+        qualname="median",
+        project_root=project,
+        tests=["test_stats.py::test_expected_first"],
+        mode="ut",
+    )
+    result = run_session(request, backend, runner=runner)
+    assert result.stop_reason == "passed"
+    prompt = "\n".join(m["content"] for m in backend.requests[0].messages or [])
+    assert "got 3, expected 2.5" in prompt and "median([1, 2, 3, 4]) returned 3" in prompt
+
+
+# -- the prompt fits the model's context ---------------------------------------------------------
+
+
+def test_fit_prompt_trims_the_log_middle_before_anything_else():
+    log = "\n".join(f"line 4: i={i}" for i in range(2000))
+    variables = PromptVars(
+        name="f", qualname="f", file="m.py", code="def f(n):\n    return n", log=log,
+        log_kind="probes", failures="FAILED t::a: got 1, expected 2", tally="0/1",
+    )  # fmt: skip
+    library = PromptLibrary()
+    rendered, trimmed, tokens = fit_prompt(
+        lambda v: library.render("fix_log", "chat", v),
+        variables,
+        window=2048,
+        answer_tokens=768,
+        count=lambda text: len(text) // 4,
+    )
+    user = rendered.messages[-1]["content"]
+    assert tokens + 768 <= 2048 and trimmed and trimmed[0].startswith("log cut")
+    assert "line 4: i=0" in user and "line 4: i=1999" in user  # head and tail kept
+    assert "lines left out]" in user and "def f(n):" in user
+    assert "got 1, expected 2" in user  # the failure survives the log trim
+
+
+def test_clip_middle_keeps_head_and_tail():
+    text = "\n".join(str(i) for i in range(100))
+    clipped = clip_middle(text, 60)
+    assert clipped.startswith("0\n1\n") and clipped.endswith("98\n99")
+    assert "lines left out" in clipped and len(clipped) <= 60
+
+
+def test_session_prompt_is_trimmed_to_the_backends_context(project, runner, tmp_path):
+    def request(transcript: Path) -> DebugRequest:
+        return DebugRequest(
+            file=project / "stats.py",
+            qualname="median",
+            project_root=project,
+            tests=["test_stats.py::test_cases", "test_stats.py::test_even_sizes"],
+            mode="ut",
+            transcript_path=transcript,
+        )
+
+    def sent(backend: ScriptedBackend) -> str:
+        return "\n".join(m["content"] for m in backend.requests[0].messages or [])
+
+    wide = ScriptedBackend([f"```python\n{GOOD}```\n"])
+    run_session(request(tmp_path / "wide.jsonl"), wide, runner=runner)
+    full = sent(wide)
+    answer = wide.requests[0].max_tokens
+    window = len(full) // 4 + answer + 64 - 3  # a few tokens short of the whole prompt
+    narrow = ScriptedBackend([f"```python\n{GOOD}```\n"], context_tokens=window)
+    result = run_session(request(tmp_path / "narrow.jsonl"), narrow, runner=runner)
+    assert result.stop_reason == "passed"
+    trimmed = sent(narrow)
+    assert len(trimmed) // 4 + 1 + answer + 64 <= window < len(full) // 4 + answer + 64
+    events = read_transcript(tmp_path / "narrow.jsonl")
+    assert [e["trimmed"] for e in events if e["event"] == "prompt_trimmed"] == [
+        ["failures after the first 3"]
+    ]
+    assert "def median(xs):" in trimmed and "more failure entries left out to fit" in trimmed
+
+
+# -- probe logs ---------------------------------------------------------------------------------
+
+
+def test_deep_recursion_fails_the_same_way_under_probes(project, runner, tmp_path):
+    """700 levels work unprobed; the probe wrapper doubles the frames, so without a raised
+    recursion limit the log run would end in RecursionError, a failure the code does not have."""
+    transcript = tmp_path / "deep.jsonl"
+    fixed = "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n"
+    backend = ScriptedBackend([f"```python\n{fixed}```\n"])
+    request = DebugRequest(
+        file=project / "deep.py",
+        qualname="depth",
+        project_root=project,
+        tests=["test_deep.py::test_depth"],
+        mode="probe",
+        transcript_path=transcript,
+    )
+    result = run_session(request, backend, runner=runner)
+    assert result.stop_reason == "passed"
+    runs = {e["label"]: e["result"] for e in read_transcript(transcript) if e["event"] == "tests"}
+    assert runs["baseline"]["tests"][0]["exc_type"] == "AssertionError"
+    assert runs["log"]["tests"][0]["exc_type"] == "AssertionError"  # not RecursionError
