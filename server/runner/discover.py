@@ -19,7 +19,8 @@ import tree_sitter_python
 from tree_sitter import Language, Node, Parser
 
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.runner.runner import CollectedItem, ProjectRunner
+from selfdebug.server.runner.results import CollectedItem
+from selfdebug.server.runner.runner import ProjectRunner
 from selfdebug.server.runner.safe_read import UnreadableFile, read_regular, read_regular_text
 from selfdebug.server.runner.settings import RunnerSettings
 from selfdebug.server.runner.shadow import is_skipped_dir

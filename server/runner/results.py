@@ -6,6 +6,7 @@ Paths in `Frame` are already mapped back from the shadow copy to the user's file
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 Outcome = Literal["passed", "failed", "error", "skipped", "timeout"]
@@ -86,3 +87,33 @@ class RunResult:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self) | {"passed": self.passed, "total": self.total}
+
+
+@dataclass
+class CollectedItem:
+    nodeid: str
+    path: Path  # the user's file
+    line: int  # 1-based line of the test definition
+    domain: str  # "test_func[param]" or "TestClass.test_method"
+
+
+@dataclass
+class CollectError:
+    nodeid: str
+    path: str  # the user's file
+    line: int  # 1-based; 0 when unknown
+    exc_type: str
+    message: str
+    longrepr: str = ""
+
+    def describe(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.exc_type}: {self.message}".strip()
+
+
+@dataclass
+class CollectResult:
+    items: list[CollectedItem]
+    errors: list[CollectError]
+    isolation: str
+    error: str = ""  # run-level problem (interpreter without pytest, killed, usage error)
