@@ -269,13 +269,16 @@ class Session:
             return 1
         return max(1, self.request.max_turns)
 
-    def _emit(self, phase: str, fraction: float = 0.0) -> None:
+    def _emit(
+        self, phase: str, fraction: float = 0.0, *, baseline: RunResult | None = None
+    ) -> None:
         self.recorder.progress(
             turn=self.turn,
             max_turns=1 if not self.strategy.loops else max(1, self.request.max_turns),
             phase=phase,
             fraction=fraction,
             mode=self.strategy.name,
+            baseline=baseline,
         )
 
     def emit(self, phase: str, fraction: float = 0.0) -> None:
@@ -615,6 +618,8 @@ class Session:
         if request.tests:
             self._emit(f"running {len(request.tests)} tests")
             self.chosen_before = self.run_tests(request.tests, self.source, label="baseline")
+            tally = f"{self.chosen_before.passed}/{self.chosen_before.total}"
+            self._emit(f"{tally} tests pass before any change", baseline=self.chosen_before)
             if self.chosen_before.error and not self.chosen_before.tests:
                 raise _Stop("error", f"the tests could not run: {self.chosen_before.error}")
             missing = _missing(request.tests, self.chosen_before)

@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
+
+if TYPE_CHECKING:
+    from selfdebug.server.runner.results import RunResult
 
 # The feedback modes, named once; what each one does is in modes.py (`STRATEGIES`), and everything
 # else derives from these two: the CLI's --mode choices, the server's `mode` setting and command
@@ -62,6 +65,9 @@ class Progress:
     percentage: int
     message: str = ""
     mode: str = ""  # the mode the turn runs in ("" before it is known)
+    # Set once, on the event right after the baseline run (the chosen tests on the unmodified
+    # text): a front end can show those failures at once instead of running the tests again.
+    baseline: RunResult | None = None
 
 
 ProgressCallback = Callable[[Progress], None]

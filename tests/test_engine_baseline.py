@@ -1,0 +1,84 @@
+"""The engine reports its baseline run (the chosen tests on the unmodified text) through its
+progress events, once, before the model is asked: what the LSP server publishes as diagnostics
+instead of running the tests a second time. Scripted model, REAL runner."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from selfdebug.server.backends.scripted import ScriptedBackend
+from selfdebug.server.engine import DebugRequest, DebugResult, Progress, run_session
+from selfdebug.server.runner import ProjectRunner, RunnerSettings
+
+FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "sumproj"
+THREE = "check_calc.py::test_sum_to_three"
+ONE = "check_calc.py::test_sum_to_one"
+ZERO = "check_calc.py::test_sum_to_zero"
+GOOD = "def sum_to(n):\n    return sum(range(1, n + 1))\n"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("baseline") / "sumproj"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def runner(project: Path):
+    with ProjectRunner(project, RunnerSettings(test_timeout_s=10)) as shared:
+        yield shared
+
+
+def session(
+    project: Path, runner: ProjectRunner, tests: list[str], **changes: object
+) -> tuple[DebugResult, list[tuple[Progress, int]]]:
+    """Run a session; returns (its result, [(progress event, model calls made before it)])."""
+    backend = ScriptedBackend([f"Bug: off by one.\n```python\n{GOOD}```\n"] * 3)
+    seen: list[tuple[Progress, int]] = []
+    request = DebugRequest(
+        file=project / "calc.py",
+        qualname="sum_to",
+        project_root=project,
+        tests=tests,
+        mode="ut",
+        **changes,  # type: ignore[arg-type]
+    )
+    result = run_session(
+        request,
+        backend,
+        runner=runner,
+        progress=lambda event: seen.append((event, len(backend.requests))),
+    )
+    return result, seen
+
+
+def test_the_baseline_run_comes_once_with_the_progress_before_the_model(project, runner) -> None:
+    result, seen = session(project, runner, [THREE, ONE], wider_tests=[ZERO])
+    assert result.stop_reason == "passed"  # candidates and the wider guard ran too
+    carrying = [(event, calls) for event, calls in seen if event.baseline is not None]
+    assert len(carrying) == 1
+    event, calls = carrying[0]
+    assert calls == 0 and event.turn == 0  # before anything was asked of the model
+    assert event.phase == "0/2 tests pass before any change"
+    baseline = event.baseline
+    assert baseline is not None
+    assert [(t.nodeid, t.outcome) for t in baseline.tests] == [(THREE, "failed"), (ONE, "failed")]
+    assert not any(t.probes for t in baseline.tests)
+    assert str(result.chosen_before) == "0/2"
+
+
+def test_a_passing_baseline_is_reported_too(project, runner) -> None:
+    # the server clears stale diagnostics with it
+    result, seen = session(project, runner, [ZERO])
+    assert result.stop_reason == "already_passing"
+    (baseline,) = [event.baseline for event, _ in seen if event.baseline is not None]
+    assert baseline.all_passed and [t.nodeid for t in baseline.tests] == [ZERO]
+
+
+def test_without_tests_there_is_no_baseline(project, runner) -> None:
+    _, seen = session(project, runner, [], max_turns=1)
+    assert seen and all(event.baseline is None for event, _ in seen)
