@@ -285,7 +285,7 @@ def test_the_report_shows_isolation_and_every_safety_warning() -> None:
     assert data["isolation"] == "NOT sandboxed: rlimits"
     markdown = report.render_markdown(session)
     assert "runs code from a string (exec)" in markdown and "NOT sandboxed" in markdown
-    from selfdebug.server.lsp.flows import confirmation_text
+    from selfdebug.server.lsp.fix_delivery import confirmation_text
 
     label, description = confirmation_text("f", result)
     assert "IGNORE" not in label + description  # the model's words never label the edit

@@ -268,34 +268,28 @@ def test_report_markdown(tmp_path: Path):
     assert payload["reportPath"] == str(path) and payload["success"] is True
 
 
-# -- the engine's baseline run is observed once ----------------------------------------------------
-def test_baseline_observer_reports_only_the_unmodified_run_of_the_chosen_tests(tmp_path: Path):
-    from selfdebug.server.lsp.jobs import BaselineObserver
+# -- the diagnostics state is one object ----------------------------------------------------------
+def test_store_forgets_only_functions_whose_text_changed_and_remembers_what_was_tested(
+    tmp_path: Path,
+):
+    run, span = _run(tmp_path)
+    uri = from_fs_path(str(span.path)) or ""
+    store = DiagnosticStore()
+    area, greet = (uri, "Box.area"), (uri, "greet")
+    by_uri = lsp_diagnostics(run, span, tmp_path)
+    assert store.record(area, "hash-area", by_uri) >= {uri}
+    store.record(greet, "hash-greet", {uri: by_uri[uri][:1]})
+    store.note_tested(greet)
+    store.note_tested(area)
+    store.note_tested(("file:///other.py", "f"))
+    assert store.tested_in(uri) == ["greet", "Box.area"]  # in the order they were first tested
 
-    class RecordingRunner:
-        isolation = "rlimits"
-
-        def __init__(self) -> None:
-            self.calls: list[tuple[list[str], bool]] = []
-
-        def run(self, nodeids, *, overrides=None, probes=False, cancel=None, timeout_s=None):
-            self.calls.append((list(nodeids), probes))
-            return RunResult([], "rlimits", float(len(self.calls)))
-
-    file = tmp_path / "a.py"
-    seen: list[RunResult] = []
-    inner = RecordingRunner()
-    observer = BaselineObserver(
-        inner, file=file, source="def f(): pass\n", tests=["t::a"], on_baseline=seen.append
-    )
-    observer.run(["t::a"], overrides={file: "def f(): pass\n"}, probes=True)  # instrumented
-    observer.run(["t::wider"], overrides={file: "def f(): pass\n"})  # other tests
-    observer.run(["t::a"], overrides={file: "def f(): return 1\n"})  # a candidate
-    assert seen == []
-    observer.run(["t::a"], overrides={tmp_path / "." / "a.py": "def f(): pass\n"})  # baseline
-    observer.run(["t::a"], overrides={file: "def f(): pass\n"})  # only the first is reported
-    assert [r.duration for r in seen] == [4.0]
-    assert len(inner.calls) == 5 and observer.isolation == "rlimits"
+    now = {"Box.area": "hash-area", "greet": "edited"}
+    assert store.drop_outdated(uri, now.get) == {uri}
+    assert store.owners_in(uri) == [area] and len(store.for_uri(uri)) == 2
+    assert store.drop_outdated(uri, now.get) == set()  # area's text is what its run saw
+    assert store.drop_outdated(uri, lambda qualname: None) == set(by_uri)  # the function is gone
+    assert store.for_uri(uri) == [] and store.tested_in(uri) == ["greet", "Box.area"]
 
 
 def _serve(*arguments: str) -> subprocess.CompletedProcess[str]:

@@ -27,7 +27,7 @@ INJECTED = [
         ("no_such_field", "mode"),
     ),
     (
-        "server/lsp/jobs.py",
+        "server/lsp/run_tests.py",
         "return runner.run(plan.tests, overrides={file: source}, cancel=cancel)",
         "return runner.run(plan.tests, 'extra', overrides={file: source}, cancel=cancel)",
         ('Argument 2 to "run"',),

@@ -3,7 +3,7 @@ Python function under the cursor.
 
 Why so little work here: editors ask for code actions on every cursor move, so listing is one
 tree-sitter lookup and nothing else; the real work happens when the user picks the action (the
-action carries a Command; see commands.py).
+action carries a Command; see run_tests.py and self_debug.py).
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from lsprotocol.types import (
 )
 
 from selfdebug.server.engine.modes import Mode
-from selfdebug.server.lsp.commands import RUN_TESTS, SELF_DEBUG
 from selfdebug.server.lsp.positions import utf16_position
+from selfdebug.server.lsp.run_tests import RUN_TESTS
+from selfdebug.server.lsp.self_debug import SELF_DEBUG
 
 if TYPE_CHECKING:
     from selfdebug.server.lsp.server import SelfDebugServer

@@ -8,6 +8,7 @@ Each debugged function owns its diagnostics, so clearing one function's leaves t
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,27 +130,67 @@ def lsp_diagnostics(
     return by_uri
 
 
+Owner = tuple[str, str]  # (the function's document URI, its qualname)
+
+
 @dataclass
 class DiagnosticStore:
-    """Diagnostics per owner (function URI, qualname); thread-safe, publish-ready per URI."""
+    """The server's test diagnostics, all in one place: each owner's diagnostics per URI, the
+    text (hash) of the function they were computed for, and which functions were tested (what
+    `runOnSave` re-runs). Thread-safe; `for_uri` is publish-ready."""
 
-    _owned: dict[tuple[str, str], dict[str, list[Diagnostic]]] = field(default_factory=dict)
+    _owned: dict[Owner, dict[str, list[Diagnostic]]] = field(default_factory=dict)
+    _hashes: dict[Owner, str] = field(default_factory=dict)  # function hash when published
+    _tested: dict[Owner, None] = field(default_factory=dict)  # ordered set: first test first
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def replace(self, owner: tuple[str, str], by_uri: dict[str, list[Diagnostic]]) -> set[str]:
+    def replace(self, owner: Owner, by_uri: dict[str, list[Diagnostic]]) -> set[str]:
         """Set an owner's diagnostics; returns every URI whose list changed."""
         with self._lock:
-            before = set(self._owned.get(owner, {}))
-            if by_uri:
-                self._owned[owner] = by_uri
-            else:
-                self._owned.pop(owner, None)
-            return before | set(by_uri)
+            return self._replace(owner, by_uri)
 
-    def clear(self, owner: tuple[str, str]) -> set[str]:
-        return self.replace(owner, {})
+    def _replace(self, owner: Owner, by_uri: dict[str, list[Diagnostic]]) -> set[str]:
+        before = set(self._owned.get(owner, {}))
+        if by_uri:
+            self._owned[owner] = by_uri
+        else:
+            self._owned.pop(owner, None)
+        return before | set(by_uri)
 
-    def owners_in(self, uri: str) -> list[tuple[str, str]]:
+    def record(
+        self, owner: Owner, function_hash: str, by_uri: dict[str, list[Diagnostic]]
+    ) -> set[str]:
+        """An owner's diagnostics from a run of its function as `function_hash` says it was."""
+        with self._lock:
+            self._hashes[owner] = function_hash
+            return self._replace(owner, by_uri)
+
+    def clear(self, owner: Owner) -> set[str]:
+        with self._lock:
+            self._hashes.pop(owner, None)
+            return self._replace(owner, {})
+
+    def drop_outdated(self, uri: str, hash_now: Callable[[str], str | None]) -> set[str]:
+        """Clear the owners in `uri` whose function text changed since their run (`hash_now`:
+        qualname -> its hash in the document now); returns the URIs to publish again."""
+        changed: set[str] = set()
+        for owner in self.owners_in(uri):
+            with self._lock:
+                published = self._hashes.get(owner)
+            if hash_now(owner[1]) != published:
+                changed |= self.clear(owner)
+        return changed
+
+    def note_tested(self, owner: Owner) -> None:
+        with self._lock:
+            self._tested[owner] = None
+
+    def tested_in(self, uri: str) -> list[str]:
+        """Qualnames of the functions of `uri` whose tests have run."""
+        with self._lock:
+            return [qualname for function_uri, qualname in self._tested if function_uri == uri]
+
+    def owners_in(self, uri: str) -> list[Owner]:
         with self._lock:
             return [owner for owner in self._owned if owner[0] == uri]
 

@@ -1,7 +1,8 @@
 """The selfdebug language server: typed state plus the registration of each feature module.
 
-Protocol glue only: every feature lives in its own module (code_actions, commands, document_sync,
-configuration, lifecycle) with a `register(server)` function; the work is in flows/jobs.
+Protocol glue only: every feature lives in its own module with a `register(server)` function
+(lifecycle, configuration, code_actions, run_tests, self_debug, document_sync); what they share
+(planning, targets, fix_delivery, diagnostics, progress, report) is in plain modules.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from selfdebug.server.backends.base import Backend
 from selfdebug.server.backends.settings import BackendSettings
 from selfdebug.server.lsp.configuration import SettingsCache
 from selfdebug.server.lsp.diagnostics import DiagnosticStore
-from selfdebug.server.lsp.jobs import TestPlan
 from selfdebug.server.lsp.protocol import INTERNAL_ERROR, AnsweringProtocol
 from selfdebug.server.lsp.runners import RunnerPool
 from selfdebug.server.lsp.transport import read_messages
@@ -82,10 +82,7 @@ class SelfDebugServer(LanguageServer):
             protocol_cls=AnsweringProtocol,
         )
         self.settings_cache = SettingsCache()
-        self.diagnostics = DiagnosticStore()
-        # (function uri, qualname) -> function text hash when its diagnostics were published
-        self.diagnostic_hashes: dict[tuple[str, str], str] = {}
-        self.tested: dict[tuple[str, str], TestPlan] = {}  # what runOnSave re-runs
+        self.diagnostics = DiagnosticStore()  # test failures, their function texts, what ran
         self.backends = BackendCache()
         self.runners = RunnerPool()  # warm shadow copies, reused across jobs
         self.session_running = False  # one model session at a time (one model, one CPU budget)
@@ -115,6 +112,14 @@ class SelfDebugServer(LanguageServer):
                     version=document.version if document else None,
                 )
             )
+
+    def show(self, message: str, kind: MessageType = MessageType.Info) -> None:
+        self.window_show_message(ShowMessageParams(type=kind, message=f"selfdebug: {message}"))
+
+    def warn_once(self, warning: str) -> None:
+        """A warning the user should see once per server, not at every run (isolation, trust)."""
+        if warning and self.settings_cache.first_time(warning):
+            self.show(warning, MessageType.Warning)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with our framing (transport.py: -32700 answers, resynchronising)."""
@@ -152,13 +157,14 @@ class SelfDebugServer(LanguageServer):
 def create_server() -> SelfDebugServer:
     from selfdebug.server.lsp import (
         code_actions,
-        commands,
         configuration,
         document_sync,
         lifecycle,
+        run_tests,
+        self_debug,
     )
 
     server = SelfDebugServer()
-    for feature in (lifecycle, configuration, code_actions, commands, document_sync):
+    for feature in (lifecycle, configuration, code_actions, run_tests, self_debug, document_sync):
         feature.register(server)
     return server

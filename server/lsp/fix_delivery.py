@@ -1,0 +1,77 @@
+"""A session's fix, to the editor: applied as a confirmable `workspace/applyEdit`
+(`selfdebug.selfDebug`), or proposed unapplied with both texts (`selfdebug.proposeFix`).
+
+Why one module for both: a reviewed proposal must apply exactly what applyEdit would, so both
+build the same versioned, hash-checked edit (`fix_workspace_edit`) and refuse it the same way when
+the document moved on since the session started (`edits.stale_reason`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol.types import ApplyWorkspaceEditParams, WorkspaceEdit
+from pygls.workspace.position_codec import PositionCodec
+
+from selfdebug.server.lsp import proposal
+from selfdebug.server.lsp.edits import FunctionSnapshot, fix_edit, fixed_function_text, stale_reason
+from selfdebug.server.lsp.targets import current_text
+
+if TYPE_CHECKING:
+    from selfdebug.server.engine.types import DebugResult
+    from selfdebug.server.lsp.server import SelfDebugServer
+
+
+def fix_workspace_edit(
+    snapshot: FunctionSnapshot, result: DebugResult, codec: PositionCodec
+) -> tuple[WorkspaceEdit, str]:
+    """The confirmable, versioned edit of the fix and the function's new text (one edit for
+    both ways of delivering it, so a reviewed proposal applies exactly what applyEdit would)."""
+    new_text = fixed_function_text(snapshot, result.fixed_file, result.fixed_function)
+    label, description = confirmation_text(snapshot.qualname, result)
+    edit = fix_edit(snapshot, new_text, label=label, description=description, codec=codec)
+    return edit, new_text
+
+
+def propose_fix(
+    ls: SelfDebugServer, snapshot: FunctionSnapshot, result: DebugResult
+) -> proposal.FixProposal:
+    """The fix without applying it, with why it would be refused now (if the document moved)."""
+    document = ls.workspace.get_text_document(snapshot.uri)
+    edit, new_text = fix_workspace_edit(snapshot, result, document.position_codec)
+    return proposal.build_proposal(
+        snapshot,
+        result,
+        edit=edit,
+        new_function_text=new_text,
+        stale_reason=stale_reason(snapshot, document.version, document.source),
+    )
+
+
+async def deliver_fix(
+    ls: SelfDebugServer, snapshot: FunctionSnapshot, result: DebugResult
+) -> tuple[bool, str]:
+    """Send the fix as a confirmable edit, unless the document moved on. Returns (applied, why)."""
+    workspace_caps = ls.client_capabilities.workspace
+    if workspace_caps is None or not workspace_caps.apply_edit:
+        return False, "the editor cannot apply edits; see the diff in the report"
+    version, text = await current_text(ls, snapshot.uri, snapshot.path)
+    reason = stale_reason(snapshot, version, text)
+    if reason:
+        ls.show(f"fix for `{snapshot.qualname}` not applied: {reason}. Run it again.")
+        return False, f"not applied: {reason}"
+    edit, _ = fix_workspace_edit(snapshot, result, ls.workspace.position_codec)
+    label, _ = confirmation_text(snapshot.qualname, result)
+    answer = await ls.workspace_apply_edit_async(ApplyWorkspaceEditParams(edit=edit, label=label))
+    if not answer.applied:
+        why = answer.failure_reason or "declined"
+        ls.show(f"fix for `{snapshot.qualname}` not applied: {why}")
+        return False, f"not applied: {why}"
+    return True, ""
+
+
+def confirmation_text(qualname: str, result: DebugResult) -> tuple[str, str]:
+    """(label, description) of the edit the user confirms: our words only, never the model's
+    text (its explanation is in the report), and every safety warning about the candidate."""
+    warnings = "".join(f"WARNING: {w}. " for w in result.warnings)
+    return f"Self-debug fix for `{qualname}`", f"{warnings}{result.summary()}"

@@ -1,0 +1,81 @@
+"""What a job will run: the function's tests (`TestPlan`) and the isolation they get.
+
+Why shared: both features that run tests (run tests, self-debug) start the same way, and the
+choice must be the engine's (`resolve_tests`, as for the CLI). The plain functions block (test
+discovery runs pytest's collection, the first isolation check starts bubblewrap): `plan_job` runs
+them in a worker thread and tells the user what it found.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from selfdebug.server.lsp import workspace_files
+from selfdebug.server.lsp.edits import FunctionSnapshot
+from selfdebug.server.lsp.progress import JobProgress
+from selfdebug.server.lsp.settings import ServerSettings, runner_settings
+
+if TYPE_CHECKING:
+    from selfdebug.server.lsp.server import SelfDebugServer
+
+
+@dataclass(frozen=True)
+class TestPlan:
+    project_root: Path
+    tests: list[str]  # pytest node ids, relative to project_root
+
+
+@dataclass(frozen=True)
+class Isolation:
+    mode: str  # "bwrap" or "rlimits"
+    warning: str  # "" under bubblewrap
+
+    @property
+    def label(self) -> str:
+        """What the progress bar and the report say."""
+        return "sandboxed: bubblewrap" if self.mode == "bwrap" else "NOT sandboxed: rlimits"
+
+
+def isolation_for(settings: ServerSettings) -> Isolation:
+    """The isolation tests get under these settings; SandboxUnavailable (with how to install
+    bubblewrap) when `requireSandbox` or `isolation: bwrap` cannot be met. Blocking the first
+    time (one bubblewrap start)."""
+    from selfdebug.server.runner.sandbox import choose_isolation, isolation_warning
+
+    mode = choose_isolation(settings.isolation, require_sandbox=settings.require_sandbox)
+    return Isolation(mode, isolation_warning(mode))
+
+
+def plan_tests(
+    settings: ServerSettings, file: Path, qualname: str, *, boundary: Path | None = None
+) -> TestPlan:
+    """The tests that exercise `qualname`: the explicit `testSelection`, or discovery.
+
+    The project root is the nearest marker inside `boundary` (the workspace folder), else the
+    folder itself. Shares the engine's choice (`resolve_tests`) with the CLI; raises its
+    RequestError (a message fit for the user) when there are none.
+    """
+    from selfdebug.server.engine import resolve_tests
+    from selfdebug.server.runner import find_project_root
+
+    root = find_project_root(file, boundary)
+    explicit = settings.test_selection if isinstance(settings.test_selection, list) else None
+    tests = resolve_tests(
+        file, qualname, root, explicit, settings=runner_settings(settings), cwd=root
+    )
+    return TestPlan(root, tests)
+
+
+async def plan_job(
+    ls: SelfDebugServer, snapshot: FunctionSnapshot, settings: ServerSettings, job: JobProgress
+) -> tuple[Isolation, TestPlan]:
+    """The job's isolation (the fallback announced once per server and in the progress text)
+    and its tests, found off the event loop."""
+    isolation = await ls.in_worker(isolation_for, settings)
+    ls.warn_once(isolation.warning)
+    job.report(f"isolation: {isolation.label}")
+    plan = await ls.in_worker(plan_tests, settings, snapshot.path, snapshot.qualname,
+                              boundary=workspace_files.locate(ls, snapshot.uri).folder)  # fmt: skip
+    return isolation, plan

@@ -1,0 +1,200 @@
+"""`selfdebug.selfDebug` and `selfdebug.proposeFix`: the self-debugging session of one function.
+
+Argument: one JSON object (schema in arguments.py), {uri, qualname | position, version?, mode?}.
+Malformed arguments are answered at once with InvalidParams. The session runs in a worker thread
+with a progress bar and the user's cancel: find the tests, run the engine (its first run of the
+tests is published as diagnostics as soon as the engine reports it), then deliver the fix and the
+session report (`selfdebug/sessionReport`, and a markdown file). `selfdebug.selfDebug` sends the
+fix as `workspace/applyEdit` (needsConfirmation); `selfdebug.proposeFix` runs the same session but
+answers with the fix instead of applying it (`proposal`, schema in proposal.py), so an editor can
+show a diff and apply it on Accept. Failures become a report and a message, never a dead server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from lsprotocol.types import MessageType, ShowDocumentParams
+from pygls.uris import from_fs_path
+
+from selfdebug.server.backends.base import Backend
+from selfdebug.server.cancel import Cancelled, CancelToken
+from selfdebug.server.engine.modes import Mode
+from selfdebug.server.engine.request import default_wider_tests
+from selfdebug.server.engine.types import DebugRequest, DebugResult, Progress, ProgressCallback
+from selfdebug.server.lsp import proposal, report
+from selfdebug.server.lsp.arguments import FunctionTarget, parse_target
+from selfdebug.server.lsp.configuration import fetch_settings
+from selfdebug.server.lsp.edits import FunctionSnapshot, moved_since_request
+from selfdebug.server.lsp.fix_delivery import deliver_fix, propose_fix
+from selfdebug.server.lsp.planning import TestPlan, plan_job
+from selfdebug.server.lsp.progress import JobProgress
+from selfdebug.server.lsp.run_tests import show_failures
+from selfdebug.server.lsp.runners import RunnerPool
+from selfdebug.server.lsp.server import SelfDebugServer  # pygls reads the handlers' annotations
+from selfdebug.server.lsp.settings import (
+    ServerSettings,
+    backend_settings,
+    debug_request,
+    runner_settings,
+)
+from selfdebug.server.lsp.targets import resolve_async
+
+logger = logging.getLogger(__name__)
+
+SELF_DEBUG = "selfdebug.selfDebug"
+PROPOSE_FIX = "selfdebug.proposeFix"
+
+
+def register(server: SelfDebugServer) -> None:
+    @server.command(SELF_DEBUG)
+    async def self_debug_command(ls: SelfDebugServer, *arguments: Any) -> dict[str, Any]:
+        return await self_debug(ls, parse_target(arguments))
+
+    @server.command(PROPOSE_FIX)
+    async def propose_fix_command(ls: SelfDebugServer, *arguments: Any) -> dict[str, Any]:
+        answer = await self_debug(ls, parse_target(arguments), propose=True)
+        return {"proposal": None, **answer}  # null also when the session failed or was cancelled
+
+
+async def self_debug(
+    ls: SelfDebugServer, target: FunctionTarget, *, propose: bool = False
+) -> dict[str, Any]:
+    """The session; its fix goes to the editor as `workspace/applyEdit`, or with `propose` it is
+    returned in the answer (`proposal`, see proposal.py) for the client to review and apply."""
+    snapshot = await resolve_async(ls, target)
+    moved = moved_since_request(target.version, snapshot)
+    if moved:
+        ls.show(f"`{snapshot.qualname}` not debugged: {moved}; run it again", MessageType.Warning)
+        return {"started": False, "error": moved}
+    if ls.session_running:
+        ls.show("a self-debug session is already running; cancel it or wait", MessageType.Warning)
+        return {"started": False, "error": "a session is already running"}
+    ls.session_running = True
+    job: JobProgress | None = None
+    try:
+        settings = await fetch_settings(ls, snapshot.uri)
+        job = await JobProgress.start(ls, f"Self-debug `{snapshot.qualname}`", "finding tests")
+        return await _self_debug(ls, snapshot, settings, target.mode, job, propose)
+    except Cancelled:
+        return _send_report(ls, _plain_report(snapshot, "cancelled", "cancelled by the user"), None)
+    except Exception as error:
+        logger.exception("self-debug of %s failed", snapshot.qualname)
+        ls.show(f"self-debug of `{snapshot.qualname}` failed: {error}", MessageType.Error)
+        return _send_report(ls, _plain_report(snapshot, "error", str(error)), None)
+    finally:
+        ls.session_running = False
+        if job is not None:
+            job.end("cancelled" if job.cancel.cancelled else "done")
+
+
+async def _self_debug(
+    ls: SelfDebugServer,
+    snapshot: FunctionSnapshot,
+    settings: ServerSettings,
+    mode: Mode | None,
+    job: JobProgress,
+    propose: bool,
+) -> dict[str, Any]:
+    isolation, plan = await plan_job(ls, snapshot, settings, job)
+    source = snapshot.source.decode("utf-8")
+    job.report("loading the model", 1)
+    backend = await ls.in_worker(ls.backends.get, backend_settings(settings))
+    folder = report.new_session_dir(snapshot.qualname)
+    request = debug_request(
+        settings,
+        file=snapshot.path,
+        qualname=snapshot.qualname,
+        project_root=plan.project_root,
+        tests=plan.tests,
+        wider_tests=default_wider_tests(plan.tests),
+        mode=mode,
+        source_override=source,
+        transcript_path=folder / "transcript.jsonl",
+    )
+    result = await ls.in_worker(
+        debug,
+        settings,
+        request,
+        backend,
+        runners=ls.runners,
+        progress=_progress_sink(ls, snapshot, plan, job),
+        cancel=job.cancel,
+    )
+    job.end(result.summary())
+    session_report = report.from_result(snapshot.uri, snapshot.qualname, result)
+    session_report.isolation, session_report.isolation_warning = isolation.label, isolation.warning
+    proposed: proposal.FixProposal | None = None
+    if result.success and propose:
+        proposed = propose_fix(ls, snapshot, result)
+        session_report.note = proposed.stale_reason or "proposed for review in the editor"
+    elif result.success:
+        session_report.applied, note = await deliver_fix(ls, snapshot, result)
+        session_report.note = note or session_report.note
+    report.write_markdown(session_report, folder)
+    answer = _send_report(ls, session_report, settings.show_report)
+    if propose:
+        answer["evidence"] = proposal.fix_evidence(result)
+        answer["proposal"] = proposed.to_json() if proposed else None
+    return answer
+
+
+def _progress_sink(
+    ls: SelfDebugServer, snapshot: FunctionSnapshot, plan: TestPlan, job: JobProgress
+) -> ProgressCallback:
+    """The engine's progress (a worker thread) to the progress bar, and its baseline run (the
+    chosen tests on the editor's text) to the diagnostics: no second pytest run for them."""
+    loop = asyncio.get_running_loop()
+
+    def on_progress(event: Progress) -> None:
+        if event.baseline is not None:
+            loop.call_soon_threadsafe(show_failures, ls, snapshot, plan, event.baseline)
+        job.on_engine_progress(event)
+
+    return on_progress
+
+
+def debug(
+    settings: ServerSettings,
+    request: DebugRequest,
+    backend: Backend,
+    *,
+    runners: RunnerPool,
+    progress: ProgressCallback,
+    cancel: CancelToken,
+) -> DebugResult:
+    """The self-debugging loop on a warm runner. Blocking: call it in a worker thread."""
+    from selfdebug.server.engine import run_session
+
+    with runners.lend(request.project_root, runner_settings(settings)) as runner:
+        return run_session(request, backend, runner=runner, progress=progress, cancel=cancel)
+
+
+def _plain_report(snapshot: FunctionSnapshot, stop_reason: str, note: str) -> report.SessionReport:
+    return report.SessionReport(
+        uri=snapshot.uri,
+        qualname=snapshot.qualname,
+        summary=note,
+        explanation="",
+        diff="",
+        transcript_path="",
+        success=False,
+        stop_reason=stop_reason,
+        note=note,
+    )
+
+
+def _send_report(
+    ls: SelfDebugServer, session_report: report.SessionReport, show_document: bool | None
+) -> dict[str, Any]:
+    if not session_report.markdown:
+        session_report.markdown = report.render_markdown(session_report)
+    ls.protocol.notify(report.METHOD, session_report.to_json())
+    window = ls.client_capabilities.window
+    can_show = window is not None and window.show_document is not None
+    if show_document and can_show and session_report.report_path:
+        uri = from_fs_path(session_report.report_path) or ""
+        ls.window_show_document(ShowDocumentParams(uri=uri, take_focus=False))
+    return session_report.to_json()
