@@ -10,13 +10,16 @@ across processes, in assembly.py.
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import threading
 import time
 import weakref
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner.assembly import ResultAssembler, RunTally, line_maps_of
@@ -42,9 +45,33 @@ from selfdebug.server.runner.settings import RunnerSettings
 from selfdebug.server.runner.shadow import ShadowCopy, ShadowTooLarge
 from selfdebug.server.runner.supervision import ProcessRun, Supervisor
 
-__all__ = ["CollectError", "CollectResult", "CollectedItem", "ProjectRunner", "pytest_argv"]
+__all__ = [
+    "CollectError",
+    "CollectResult",
+    "CollectedItem",
+    "PluginRun",
+    "ProjectRunner",
+    "pytest_argv",
+]
 
 RETRIED_KILLS = ("timeout", "output", "processes")  # one test's fault: the others get a new run
+
+
+def _json_lines(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON-lines file (a torn or foreign line is skipped)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    lines = []
+    for line in text.splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            lines.append(value)
+    return lines
 
 
 def pytest_argv(
@@ -67,6 +94,18 @@ def pytest_argv(
         options += ["--timeout", f"{settings.test_timeout_s:g}"]
         options += ["--timeout-method=signal"]
     return [str(interpreter), "-m", "pytest", *options, *args]
+
+
+@dataclass
+class PluginRun:
+    """What one `run_plugin` process reported: the plugin's own JSON lines, and why the process
+    was killed ("" when it was not)."""
+
+    events: list[dict[str, Any]]
+    kill_reason: str
+    killed_nodeid: str | None
+    output_tail: str
+    cancelled: bool
 
 
 class ProjectRunner:
@@ -185,6 +224,47 @@ class ProjectRunner:
             error = assembler.output_tail(run) or f"pytest exited with code {run.exit_code}"
         items = assembler.collected_items(run.events)
         return CollectResult(items, errors, self.isolation, error=error)
+
+    def run_plugin(
+        self,
+        plugin: Path,
+        args: Sequence[str],
+        *,
+        job: str,
+        overrides: Mapping[Path, str] | None = None,
+        cancel: CancelToken | None = None,
+        timeout_s: float | None = None,
+    ) -> PluginRun:
+        """One pytest process with an extra plugin of ours (`plugin`, stdlib-only, given `job`
+        as `--selfdebug-job`), sealed, limited and watched like `run`; returns every JSON line of
+        the process's event stream, the plugin's own events included (the watchdog follows the
+        `start`/`result` events it writes there). For helpers that judge many things in one
+        process: the edit search (server/runner/search_runner.py)."""
+        deadline = time.monotonic() + timeout_s if timeout_s else None
+        with self._lock:
+            self.shadow.sync()
+            shutil.copyfile(plugin, self.supervisor.tools / plugin.name)
+            with self.shadow.overridden(overrides), self.supervisor.run_folder() as folder:
+                job_file = folder.path / "job.json"
+                job_file.write_text(job, encoding="utf-8")
+                options = ["-p", plugin.stem, f"--selfdebug-job={job_file}", "--capture=sys"]
+                argv = pytest_argv(
+                    self.interpreter,
+                    self.settings,
+                    rootdir=self.shadow.root,
+                    env=folder.env,
+                    timeout_plugin=False,
+                    args=[*options, *args],
+                )
+                run = self.supervisor.run(folder, argv, cancel=cancel, deadline=deadline)
+                lines = _json_lines(folder.stream)
+        return PluginRun(
+            lines,
+            run.kill_reason,
+            run.killed_nodeid,
+            run.output_tail(),
+            bool(cancel and cancel.cancelled),
+        )
 
     def close(self) -> None:
         """Remove the shadow copy and temp files (waits for a run in progress)."""

@@ -1,0 +1,343 @@
+"""selfdebug edit-search plugin v1: many versions of one function judged in ONE pytest process.
+
+Loaded with `-p _selfdebug_search_v1 --selfdebug-job=JOB.json` next to our result plugin, in the
+project's interpreter (standard library and pytest only; imports nothing of ours). After pytest's
+own collection it replaces the test loop:
+
+- coverage: run every collected test once plain and once with line coverage of the target
+  function only (sys.monitoring on 3.12+, else sys.settrace that traces only the target's code
+  objects), and report each test's outcome and the lines it ran;
+- candidates: for each candidate, compile its text, swap it in as the target function's
+  `__code__` (so every reference to the function sees it), run the chosen tests and, when they all
+  pass, the wider ones; restore the original code. A per-candidate alarm stops a candidate that
+  loops; the runner's watchdog kills the process if even that fails (`start`/`result` events per
+  candidate keep it informed).
+
+Every event goes to the same JSON-lines stream as our result plugin's (SELFDEBUG_RESULT_STREAM).
+"""
+
+import ast
+import json
+import os
+import signal
+import sys
+import time
+from typing import Any  # noqa: F401 (the type comment below)
+
+import pytest
+
+STREAM_ENV = "SELFDEBUG_RESULT_STREAM"
+_job = None  # type: dict | None
+_stream = None
+_MONITORING = getattr(sys, "monitoring", None)  # type: Any  # 3.12+: line events per code object
+_alarm = {"fired": False}  # pytest reports the alarm's exception as a failure: remember it here
+
+
+class _CandidateTimeout(BaseException):
+    """Raised by the per-candidate alarm; a BaseException so `except Exception` in tests keeps
+    going only as far as pytest's own handler."""
+
+
+def pytest_addoption(parser):
+    parser.addoption("--selfdebug-job", default="", help="selfdebug edit-search job (JSON)")
+
+
+def pytest_configure(config):
+    global _job, _stream
+    path = config.getoption("--selfdebug-job")
+    if not path:
+        return
+    with open(path, encoding="utf-8") as handle:
+        _job = json.load(handle)
+    stream = os.environ.get(STREAM_ENV)
+    if stream:
+        _stream = open(stream, "a", encoding="utf-8")  # noqa: SIM115 (open for the session)
+
+
+def _emit(event):
+    if _stream is not None:
+        _stream.write(json.dumps(event, default=repr) + "\n")
+        _stream.flush()
+
+
+# -- the target function --------------------------------------------------------------------------
+def _shadow_path(path):
+    user = os.environ.get("SELFDEBUG_USER_ROOT", "").rstrip(os.sep)
+    shadow = os.environ.get("SELFDEBUG_SHADOW_ROOT", "").rstrip(os.sep)
+    if user and shadow and (path == user or path.startswith(user + os.sep)):
+        return shadow + path[len(user) :]
+    return path
+
+
+def _find_function(file, qualname):
+    """The function object for `qualname` in the module loaded from `file` (already imported by
+    the tests), or an error text."""
+    wanted = os.path.realpath(file)
+    module = None
+    for candidate in list(sys.modules.values()):
+        origin = getattr(candidate, "__file__", None)
+        if origin and os.path.realpath(origin) == wanted:
+            module = candidate
+            break
+    if module is None:
+        return None, "the tests do not import the target's module"
+    holder = module
+    for part in qualname.split("."):
+        attribute = getattr(holder, "__dict__", {}).get(part, None)
+        if attribute is None:
+            attribute = getattr(holder, part, None)
+        if attribute is None:
+            return None, f"nested functions cannot be searched ({qualname})"
+        holder = attribute
+    function = getattr(holder, "__func__", holder)  # staticmethod / classmethod
+    while hasattr(function, "__wrapped__"):
+        function = function.__wrapped__
+    if not hasattr(function, "__code__"):
+        return None, f"{qualname} is not a plain function"
+    return function, ""
+
+
+def _code_objects(code):
+    """The function's code and every code nested in it (comprehensions, lambdas)."""
+    found = [code]
+    for constant in code.co_consts:
+        if hasattr(constant, "co_code"):
+            found.extend(_code_objects(constant))
+    return found
+
+
+def _compile_candidate(text, first_line, filename, original):
+    """The code object of the candidate function text (column 0; its first line is line
+    `first_line` of the file), or an error text. Free variables are reproduced by a wrapper so
+    the new code fits the function's closure."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        return None, f"does not parse: {error.msg}"
+    defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if len(defs) != 1:
+        return None, "not one function"
+    function = defs[0]
+    function.decorator_list = []
+    ast.increment_lineno(tree, first_line - 1)
+    body = [function]  # type: list
+    free = list(original.co_freevars)
+    if "__class__" in free:
+        body = [ast.ClassDef(name="_selfdebug_cls", bases=[], keywords=[], body=body,
+                             decorator_list=[])]  # fmt: skip
+    others = [name for name in free if name != "__class__"]
+    if others:
+        assigns = [
+            ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Constant(None))
+            for name in others
+        ]
+        uses = [ast.Expr(value=ast.Name(id=name, ctx=ast.Load())) for name in others]
+        outer = ast.FunctionDef(name="_selfdebug_outer", args=ast.arguments(
+            posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=assigns + body + uses, decorator_list=[], returns=None)  # fmt: skip
+        body = [outer]
+    module = ast.Module(body=body, type_ignores=[])
+    ast.fix_missing_locations(module)
+    try:
+        code = compile(module, filename, "exec")
+    except (SyntaxError, ValueError) as error:
+        return None, f"does not compile: {error}"
+    for found in _code_objects(code):
+        if found.co_name == function.name and found.co_firstlineno == function.lineno:
+            if found.co_freevars != original.co_freevars:
+                return None, "changes the function's closure"
+            return found, ""
+    return None, "function code not found"
+
+
+# -- running tests --------------------------------------------------------------------------------
+def _run_items(items, stop_on_failure, label):
+    """{nodeid: outcome} for `items`; with stop_on_failure, stop at the first failing test.
+    Each test is announced to the runner's watchdog as `label:nodeid` (its per-test clock)."""
+    from _pytest.runner import runtestprotocol
+
+    outcomes = {}
+    for index, item in enumerate(items):
+        nextitem = items[index + 1] if index + 1 < len(items) else None
+        _emit({"event": "start", "nodeid": f"{label}:{item.nodeid}"})
+        reports = runtestprotocol(item, log=False, nextitem=nextitem)
+        _emit({"event": "result", "nodeid": f"{label}:{item.nodeid}", "outcome": "-"})
+        outcome = "passed"
+        for report in reports:
+            if report.failed:
+                outcome = "failed" if report.when == "call" else "error"
+                break
+            if report.skipped:
+                outcome = "skipped"
+        outcomes[item.nodeid] = outcome
+        if _alarm["fired"] or (stop_on_failure and outcome in ("failed", "error")):
+            if nextitem is not None:  # tear down what the next item would have reused
+                _teardown_all(item)
+            break
+    return outcomes
+
+
+def _teardown_all(item):
+    try:
+        item.session._setupstate.teardown_exact(None)
+    except Exception:
+        pass
+
+
+class _LineCoverage:
+    """Lines of the target's code objects run while active; nothing else is traced."""
+
+    def __init__(self, codes):
+        self.codes = set(codes)
+        self.lines = set()
+        self._tool = None
+        self._previous = None
+
+    def __enter__(self):
+        monitoring = _MONITORING
+        if monitoring is not None:
+            self._tool = next((t for t in range(2, 6) if monitoring.get_tool(t) is None), None)
+        if monitoring is not None and self._tool is not None:
+            monitoring.use_tool_id(self._tool, "selfdebug-search")
+            monitoring.register_callback(self._tool, monitoring.events.LINE, self._on_line)
+            for code in self.codes:
+                monitoring.set_local_events(self._tool, code, monitoring.events.LINE)
+        else:
+            self._tool = None
+            self._previous = sys.gettrace()
+            sys.settrace(self._global)
+        return self
+
+    def _on_line(self, code, line):
+        self.lines.add(line)
+
+    def _global(self, frame, event, arg):
+        if frame.f_code in self.codes:
+            return self._local
+        return None
+
+    def _local(self, frame, event, arg):
+        if event == "line":
+            self.lines.add(frame.f_lineno)
+        return self._local
+
+    def __exit__(self, *exc):
+        monitoring = _MONITORING
+        if monitoring is not None and self._tool is not None:
+            for code in self.codes:
+                monitoring.set_local_events(self._tool, code, 0)
+            monitoring.register_callback(self._tool, monitoring.events.LINE, None)
+            monitoring.free_tool_id(self._tool)
+        else:
+            sys.settrace(self._previous)
+        return False
+
+
+def _coverage(items, codes):
+    started = time.perf_counter()
+    _run_items(items, False, "search:plain")
+    plain_s = time.perf_counter() - started
+    tests = {}
+    started = time.perf_counter()
+    for item in items:
+        with _LineCoverage(codes) as coverage:
+            outcome = _run_items([item], False, "search:coverage")[item.nodeid]
+        tests[item.nodeid] = {"outcome": outcome, "lines": sorted(coverage.lines)}
+    covered_s = time.perf_counter() - started
+    return plain_s, tests, covered_s
+
+
+def _on_alarm(signum, frame):
+    _alarm["fired"] = True
+    raise _CandidateTimeout()
+
+
+def _judge(function, code, chosen, wider, timeout_s, label):
+    """Run the chosen tests (and, when they all pass, the wider ones) with `code` swapped in."""
+    original = function.__code__
+    outcomes = {}
+    timed_out = False
+    function.__code__ = code
+    _alarm["fired"] = False
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    try:
+        outcomes.update(_run_items(chosen, True, label))
+        if all(o == "passed" for o in outcomes.values()) and wider and not _alarm["fired"]:
+            outcomes.update(_run_items(wider, False, label))
+    except _CandidateTimeout:  # fired outside a test's own phases: reset pytest's fixtures
+        timed_out = True
+        if chosen:
+            _teardown_all(chosen[0])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        function.__code__ = original
+    return outcomes, timed_out or _alarm["fired"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    if _job is None:
+        return None
+    try:
+        _search_loop(session, _job)
+    except _CandidateTimeout:
+        _emit({"event": "search_error", "message": "timed out outside a candidate"})
+    return True
+
+
+def _search_loop(session, job):
+    items = list(session.items)
+    function, problem = _find_function(_shadow_path(job["file"]), job["qualname"])
+    if function is None:
+        _emit({"event": "search_error", "message": problem})
+        return
+    original = function.__code__
+    chosen_ids = set(job.get("chosen", []))
+    chosen = [i for i in items if i.nodeid in chosen_ids or _matches(i.nodeid, chosen_ids)]
+    wider = [i for i in items if i not in chosen]
+    _emit({"event": "search_ready", "chosen": [i.nodeid for i in chosen],
+           "wider": [i.nodeid for i in wider]})  # fmt: skip
+    if job.get("coverage"):
+        plain_s, tests, covered_s = _coverage(items, _code_objects(original))
+        _emit({"event": "search_coverage", "tests": tests, "plain_s": plain_s,
+               "covered_s": covered_s})  # fmt: skip
+    candidates = job.get("candidates", [])
+    if not candidates:
+        return
+    started = time.perf_counter()  # the unchanged function: what a candidate's time compares to
+    _run_items(items, False, "search:baseline")
+    baseline_s = time.perf_counter() - started
+    low, high = job.get("min_timeout_s", 0.5), job.get("max_timeout_s", 5.0)
+    high = max(high, 3 * baseline_s)  # a slow suite is not a hung candidate
+    timeout_s = min(high, max(low, job.get("timeout_factor", 20.0) * baseline_s))
+    wanted = set(job.get("must_pass") or [i.nodeid for i in items])
+    must_pass = [i.nodeid for i in items if i.nodeid in wanted or _matches(i.nodeid, wanted)]
+    filename = function.__code__.co_filename
+    full_passes = 0
+    for candidate in candidates:
+        nodeid = f"search:{candidate['id']}"
+        _emit({"event": "start", "nodeid": nodeid})
+        started = time.perf_counter()
+        code, problem = _compile_candidate(
+            candidate["code"], candidate["first_line"], filename, original
+        )
+        if code is None:
+            event = {"event": "search_result", "id": candidate["id"], "problem": problem,
+                     "outcomes": {}, "timed_out": False}  # fmt: skip
+        else:
+            outcomes, timed_out = _judge(function, code, chosen, wider, timeout_s, nodeid)
+            event = {"event": "search_result", "id": candidate["id"], "problem": "",
+                     "outcomes": outcomes, "timed_out": timed_out}  # fmt: skip
+            if not timed_out and all(outcomes.get(n) == "passed" for n in must_pass):
+                full_passes += 1
+        event["seconds"] = time.perf_counter() - started
+        _emit(event)
+        _emit({"event": "result", "nodeid": nodeid, "outcome": "passed"})
+        if job.get("stop_after") and full_passes >= job["stop_after"]:
+            break
+
+
+def _matches(nodeid, wanted):
+    return any(nodeid.startswith((w + "[", w + "::")) for w in wanted)

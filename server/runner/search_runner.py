@@ -1,0 +1,207 @@
+"""Launch the edit-search plugin (`_selfdebug_search_v1.py`) through `ProjectRunner.run_plugin`:
+line coverage of the target function, and many candidate versions of it judged in one pytest
+process per batch. Same shadow copy, sandbox, limits and watchdog as every run; the user's files
+are never touched (the buggy text goes in as an override, like every run's).
+
+A candidate that hangs past the in-process alarm gets the process killed by the watchdog; it is
+recorded as timed out and the remaining candidates continue in a fresh process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from selfdebug.server.cancel import CancelToken
+from selfdebug.server.runner.runner import PluginRun, ProjectRunner
+
+PLUGIN = Path(__file__).with_name("_selfdebug_search_v1.py")
+MAX_RESTARTS = 5
+
+
+@dataclass(frozen=True)
+class TestCoverage:
+    outcome: str  # "passed" | "failed" | "error" | "skipped"
+    lines: frozenset[int]  # 1-based file lines of the target function that the test ran
+
+
+@dataclass
+class CoverageRun:
+    tests: dict[str, TestCoverage] = field(default_factory=dict)
+    plain_s: float = 0.0  # all tests, no tracing
+    covered_s: float = 0.0  # all tests, tracing the target only
+    error: str = ""
+
+    @property
+    def overhead(self) -> float:
+        return self.covered_s / self.plain_s if self.plain_s > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class CandidateCode:
+    """One version of the function: column-0 text whose first line is file line `first_line`."""
+
+    id: int
+    code: str
+    first_line: int  # 1-based
+
+
+@dataclass
+class Verdict:
+    id: int
+    outcomes: dict[str, str]  # nodeid -> outcome (chosen tests stop at the first failure)
+    problem: str = ""  # did not compile / does not fit the closure
+    timed_out: bool = False
+    seconds: float = 0.0
+
+
+@dataclass
+class JudgeRun:
+    verdicts: dict[int, Verdict] = field(default_factory=dict)
+    chosen: list[str] = field(default_factory=list)  # collected ids of the chosen tests
+    wider: list[str] = field(default_factory=list)
+    error: str = ""
+    cancelled: bool = False
+    out_of_time: bool = False
+    seconds: float = 0.0
+
+
+class SearchRunner:
+    """Coverage and candidate judging for one target function in one project."""
+
+    def __init__(self, runner: ProjectRunner, file: Path, qualname: str, source: str) -> None:
+        self.runner = runner
+        self.file = Path(file).resolve()
+        self.qualname = qualname
+        self.source = source  # the file text the tests import (the buffer, not the disk)
+
+    def _run(
+        self,
+        job: dict[str, Any],
+        tests: Sequence[str],
+        cancel: CancelToken | None,
+        timeout_s: float | None,
+    ) -> PluginRun:
+        job = {"file": str(self.shadow_file()), "qualname": self.qualname, **job}
+        return self.runner.run_plugin(
+            PLUGIN,
+            list(dict.fromkeys(tests)),
+            job=json.dumps(job),
+            overrides={self.file: self.source},
+            cancel=cancel,
+            timeout_s=timeout_s,
+        )
+
+    def shadow_file(self) -> Path:
+        return self.runner.shadow.to_shadow(self.file)
+
+    def coverage(
+        self,
+        tests: Sequence[str],
+        *,
+        cancel: CancelToken | None = None,
+        timeout_s: float | None = None,
+    ) -> CoverageRun:
+        """Each test's outcome and the target's lines it ran (one process)."""
+        run = self._run({"coverage": True, "chosen": list(tests)}, tests, cancel, timeout_s)
+        result = CoverageRun()
+        for event in run.events:
+            if event.get("event") == "search_coverage":
+                result.tests = {
+                    nodeid: TestCoverage(str(t["outcome"]), frozenset(int(x) for x in t["lines"]))
+                    for nodeid, t in event["tests"].items()
+                }
+                result.plain_s = float(event["plain_s"])
+                result.covered_s = float(event["covered_s"])
+            elif event.get("event") == "search_error":
+                result.error = str(event["message"])
+        if not result.tests and not result.error:
+            result.error = _failure(run)
+        return result
+
+    def judge(
+        self,
+        candidates: Sequence[CandidateCode],
+        chosen: Sequence[str],
+        wider: Sequence[str],
+        *,
+        cancel: CancelToken | None = None,
+        timeout_s: float | None = None,
+        stop_after: int = 0,
+        per_candidate: Mapping[str, float] | None = None,
+        must_pass: Sequence[str] = (),
+    ) -> JudgeRun:
+        """Run every candidate (chosen tests first, wider ones only for those that pass) in as
+        few processes as possible; `stop_after` candidates passing all of `must_pass` (default:
+        every test) end the batch early."""
+        import time
+
+        started = time.monotonic()
+        result = JudgeRun()
+        todo = list(candidates)
+        restarts = 0
+        while todo:
+            remaining = None if timeout_s is None else timeout_s - (time.monotonic() - started)
+            if remaining is not None and remaining <= 0:
+                result.out_of_time = True
+                break
+            job = {
+                "chosen": list(chosen),
+                "candidates": [
+                    {"id": c.id, "code": c.code, "first_line": c.first_line} for c in todo
+                ],
+                "stop_after": stop_after,
+                "must_pass": list(must_pass),
+                **(per_candidate or {}),
+            }
+            run = self._run(job, [*chosen, *wider], cancel, remaining)
+            for event in run.events:
+                kind = event.get("event")
+                if kind == "search_result":
+                    verdict = Verdict(
+                        id=int(event["id"]),
+                        outcomes={str(k): str(v) for k, v in event["outcomes"].items()},
+                        problem=str(event.get("problem", "")),
+                        timed_out=bool(event.get("timed_out")),
+                        seconds=float(event.get("seconds", 0.0)),
+                    )
+                    result.verdicts[verdict.id] = verdict
+                elif kind == "search_ready":
+                    result.chosen, result.wider = list(event["chosen"]), list(event["wider"])
+                elif kind == "search_error":
+                    result.error = str(event["message"])
+            if run.cancelled or (cancel is not None and cancel.cancelled):
+                result.cancelled = True
+                break
+            if result.error:
+                break
+            killed = run.killed_nodeid or ""
+            if run.kill_reason in ("run-timeout",):
+                result.out_of_time = True
+                break
+            parts = killed.split(":")  # "search:<id>[:<test nodeid>]"
+            if run.kill_reason and parts[0] == "search" and parts[1:2] and parts[1].isdigit():
+                killed_id = int(parts[1])
+                result.verdicts[killed_id] = Verdict(killed_id, {}, timed_out=True)
+                restarts += 1
+            elif run.kill_reason or not any(e.get("event") == "search_ready" for e in run.events):
+                result.error = _failure(run)
+                break
+            done = set(result.verdicts)
+            if not run.kill_reason:  # finished (or stopped after enough full passes)
+                break
+            todo = [c for c in todo if c.id not in done]
+            if restarts > MAX_RESTARTS:
+                result.error = "too many candidates hung the test process"
+                break
+        result.seconds = time.monotonic() - started
+        return result
+
+
+def _failure(run: PluginRun) -> str:
+    if run.kill_reason:
+        return f"the search process was stopped ({run.kill_reason})"
+    return run.output_tail[-2000:] or "the search process reported nothing"
