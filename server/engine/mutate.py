@@ -1,0 +1,373 @@
+"""Candidate edits at the suspicious lines: the classic one-token mistakes, tried in order.
+
+Each edit is a small text change of the function (found with `ast`, applied to the text, so the
+rest of the function keeps its formatting and comments): an operator swapped within its class,
++-1 on an integer literal, a range/slice bound or index moved by one or dropped, a condition
+negated or dropped, call arguments or operands swapped, another in-scope variable in a name's
+place, a statement deleted, `return` of another in-scope value. Edits come ordered by the rank
+of their line, then by size (1: an operator or literal; 2: a name, an operand or argument order, a
+dropped condition; 3: a deleted statement, another returned value, an `if` made constant), and
+are bounded in count.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+ARITHMETIC = ["+", "-", "*", "/", "//", "%"]
+BITWISE = ["&", "|", "^", "<<", ">>"]
+COMPARISON = ["<", "<=", ">", ">=", "==", "!="]
+IDENTITY = ["is", "is not"]
+MEMBERSHIP = ["in", "not in"]
+BOOLEAN = ["and", "or"]
+
+_BINOP = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+    ast.Pow: "**",
+}  # fmt: skip
+_CMPOP = {
+    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+    ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+}  # fmt: skip
+_OP_TOKEN = re.compile(
+    r"\*\*=?|//=?|<<=?|>>=?|<=|>=|==|!=|[-+*/%&|^@]=?|[<>]|\bnot\s+in\b|\bis\s+not\b"
+    r"|\bin\b|\bis\b|\band\b|\bor\b"
+)
+_SIMPLE = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One candidate: the whole function text after the change, and what changed where."""
+
+    line: int  # 1-based file line of the change
+    rank: int  # rank of that line among the suspicious lines (0 = most suspicious)
+    size: int  # 1: operator or literal; 2: a name or an order; 3: a statement (module doc)
+    kind: str  # "operator", "constant", "bound", "condition", "swap", "variable", ...
+    before: str
+    after: str
+    code: str  # the function text (column 0) with the change
+
+    def describe(self) -> str:
+        after = self.after.strip() or "(deleted)"
+        return f"line {self.line}: `{_short(self.before)}` -> `{_short(after)}`"
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Text:
+    """Offsets into the function text from ast positions (ast columns are UTF-8 bytes)."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.lines = code.splitlines(keepends=True)
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line))
+
+    def offset(self, lineno: int, col_bytes: int) -> int:
+        line = self.lines[lineno - 1] if lineno - 1 < len(self.lines) else ""
+        chars = len(line.encode("utf-8")[:col_bytes].decode("utf-8", "replace"))
+        return self.starts[lineno - 1] + chars
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        end = self.offset(node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+        return start, end
+
+    def of(self, node: ast.AST) -> str:
+        start, end = self.span(node)
+        return self.code[start:end]
+
+    def replace(self, start: int, end: int, text: str) -> str:
+        return self.code[:start] + text + self.code[end:]
+
+    def find_op(self, start: int, end: int, spelling: str) -> tuple[int, int] | None:
+        """The operator token between two operands (parentheses and comments skipped)."""
+        segment = re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), self.code[start:end])
+        for match in _OP_TOKEN.finditer(segment):
+            if " ".join(match.group().split()) == spelling:
+                return start + match.start(), start + match.end()
+        return None
+
+
+def _wrap(text: str, node: ast.AST) -> str:
+    return text if isinstance(node, _SIMPLE) else f"({text})"
+
+
+def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """Parameters and names the function assigns: the in-scope values a slip may confuse."""
+    args = function.args
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.append(node.id)
+    return [n for n in dict.fromkeys(names) if n not in ("self", "cls")]
+
+
+def _changes(
+    node: ast.AST,
+    text: _Text,
+    local_names: Sequence[str],
+    attributes: Sequence[str],
+    parents: dict[ast.AST, ast.AST],
+    sibling_args: dict[str, dict[int, list[str]]],
+) -> Iterator[tuple[int, str, int, int, str]]:
+    """(size, kind, start, end, replacement) for one node."""
+    if isinstance(node, ast.BinOp):
+        spelling = _BINOP.get(type(node.op))
+        left_end, right_start = text.span(node.left)[1], text.span(node.right)[0]
+        found = text.find_op(left_end, right_start, spelling or "")
+        if spelling and found:
+            for group in (ARITHMETIC, BITWISE):
+                if spelling in group:
+                    for other in group:
+                        if other != spelling:
+                            yield 1, "operator", found[0], found[1], other
+            if spelling in ("+", "-", "*"):  # a term too many
+                start, end = text.span(node)
+                yield 2, "operand", start, end, text.of(node.left)
+                yield 2, "operand", start, end, text.of(node.right)
+            if spelling in ("-", "/", "//", "%", "**"):  # non-commutative: swap the operands
+                start, end = text.span(node)
+                swapped = f"{_wrap(text.of(node.right), node.right)} {spelling} "
+                swapped += _wrap(text.of(node.left), node.left)
+                yield 2, "swap", start, end, swapped
+    elif isinstance(node, ast.Compare):
+        previous: ast.AST = node.left
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            spelling = _CMPOP[type(op)]
+            found = text.find_op(text.span(previous)[1], text.span(right)[0], spelling)
+            if found:
+                for group in (COMPARISON, IDENTITY, MEMBERSHIP):
+                    if spelling in group:
+                        for other in group:
+                            if other != spelling:
+                                yield 1, "operator", found[0], found[1], other
+            previous = right
+        if len(node.ops) == 1 and isinstance(node.ops[0], ast.Lt | ast.LtE | ast.Gt | ast.GtE):
+            start, end = text.span(node)
+            spelling = _CMPOP[type(node.ops[0])]
+            swapped = f"{text.of(node.comparators[0])} {spelling} {text.of(node.left)}"
+            yield 2, "swap", start, end, swapped
+    elif isinstance(node, ast.BoolOp):
+        spelling = "and" if isinstance(node.op, ast.And) else "or"
+        other = "or" if spelling == "and" else "and"
+        for before, after in pairwise(node.values):
+            found = text.find_op(text.span(before)[1], text.span(after)[0], spelling)
+            if found:
+                yield 1, "operator", found[0], found[1], other
+        start, end = text.span(node)
+        for kept in node.values:  # a dropped condition
+            rest = [v for v in node.values if v is not kept]
+            if len(node.values) == 2:
+                yield 2, "condition", start, end, text.of(rest[0])
+    elif isinstance(node, ast.AugAssign):
+        spelling = _BINOP.get(type(node.op))
+        found = text.find_op(text.span(node.target)[1], text.span(node.value)[0], f"{spelling}=")
+        if spelling and found:
+            for group in (ARITHMETIC, BITWISE):
+                if spelling in group:
+                    for other in group:
+                        if other != spelling:
+                            yield 1, "operator", found[0], found[1], other + "="
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not | ast.USub):
+        start, end = text.span(node)
+        yield (
+            1,
+            "condition" if isinstance(node.op, ast.Not) else "operator",
+            start,
+            end,
+            (text.of(node.operand)),
+        )
+    elif isinstance(node, ast.Constant) and type(node.value) is int:
+        start, end = text.span(node)
+        parent = parents.get(node)
+        negative = isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub)
+        for delta in (1, -1):
+            value = node.value + (-delta if negative else delta)
+            if value >= 0:
+                yield 1, "constant", start, end, str(value)
+    elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        start, end = text.span(node)
+        if node.id in local_names:
+            for other in local_names:
+                if other != node.id:
+                    yield 2, "variable", start, end, other
+    elif _data_attribute(node, parents):
+        assert isinstance(node, ast.Attribute)
+        end = text.span(node)[1]
+        for other in attributes:
+            if other != node.attr:
+                yield 2, "variable", end - len(node.attr), end, other
+    elif isinstance(node, ast.Call):
+        positional = [a for a in node.args if not isinstance(a, ast.Starred)]
+        if isinstance(node.func, ast.Name) and node.func.id == "len":
+            yield from _moved_bound(node, text)
+        elif isinstance(node.func, ast.Name) and node.func.id in sibling_args:
+            for position, arg in enumerate(positional):  # what another call passes there
+                start, end = text.span(arg)
+                for other in sibling_args[node.func.id].get(position, []):
+                    if other != text.of(arg):
+                        yield 2, "variable", start, end, other
+        if not (isinstance(node.func, ast.Name) and node.func.id in ("range", "len")):
+            for arg in positional:  # an argument off by one ("+ 1 missing")
+                if isinstance(arg, ast.Name | ast.BinOp | ast.Subscript | ast.Attribute):
+                    for size, kind, start, end, moved in _moved_bound(arg, text):
+                        yield size + 1, kind, start, end, moved
+        if len(positional) == len(node.args) >= 2:
+            for first, second in pairwise(positional):
+                a_start, a_end = text.span(first)
+                b_start, b_end = text.span(second)
+                middle = text.code[a_end:b_start]
+                yield 2, "swap", a_start, b_end, text.of(second) + middle + text.of(first)
+        if isinstance(node.func, ast.Name) and node.func.id == "range":
+            for arg in positional:
+                if not (isinstance(arg, ast.Constant) and type(arg.value) is int):
+                    yield from _moved_bound(arg, text)
+            if len(positional) == 1:
+                start = text.span(positional[0])[0]
+                for begin in ("1", "-1"):
+                    yield 2, "bound", start, start, f"{begin}, "
+    elif isinstance(node, ast.Subscript):
+        index = node.slice
+        if isinstance(index, ast.Slice):
+            for bound in (index.lower, index.upper):
+                if bound is not None:
+                    start, end = text.span(bound)
+                    yield 1, "bound", start, end, ""
+                    if not (isinstance(bound, ast.Constant) and type(bound.value) is int):
+                        yield from _moved_bound(bound, text)
+        elif isinstance(index, ast.Tuple):
+            for element in index.elts:
+                if not isinstance(element, ast.Constant | ast.Slice):
+                    yield from _moved_bound(element, text)
+        elif not isinstance(index, ast.Constant):
+            yield from _moved_bound(index, text)
+    if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+        start, end = text.span(node.test)
+        test = text.of(node.test)
+        if not (isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)):
+            yield 1, "condition", start, end, f"not {_wrap(test, node.test)}"
+        if isinstance(node, ast.If):
+            yield 3, "condition", start, end, "True"
+            yield 3, "condition", start, end, "False"
+    if isinstance(node, ast.Return) and node.value is not None:
+        start, end = text.span(node.value)
+        current = text.of(node.value)
+        for name in local_names:
+            if name != current:
+                yield 3, "return", start, end, name
+
+
+def _data_attribute(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """An attribute read for its value (`node.successor`), not a method called (`.append(`)."""
+    if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+        return False
+    parent = parents.get(node)
+    return not (isinstance(parent, ast.Call) and parent.func is node)
+
+
+def _moved_bound(node: ast.expr, text: _Text) -> Iterator[tuple[int, str, int, int, str]]:
+    start, end = text.span(node)
+    value = text.of(node)
+    wrapped = _wrap(value, node)
+    for sign in ("+", "-"):
+        yield 1, "bound", start, end, f"{wrapped} {sign} 1"
+
+
+def _deletions(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, text: _Text, lines: set[int]
+) -> Iterator[tuple[int, int, str, int, int, str]]:
+    """(code line, size, kind, start, end, replacement) deleting a simple statement."""
+    for node in ast.walk(function):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list) or (node is function and field != "body"):
+                continue
+            for stmt in block:
+                if not isinstance(stmt, ast.Assign | ast.AugAssign | ast.Expr | ast.AnnAssign):
+                    continue
+                if stmt.lineno not in lines:
+                    continue
+                if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                    continue  # a docstring
+                start, end = text.span(stmt)
+                if len(block) > 1 and stmt.lineno == stmt.end_lineno:
+                    line_start = text.starts[stmt.lineno - 1]
+                    line_end = text.starts[stmt.lineno]
+                    only = text.code[line_start:line_end].strip() == text.of(stmt).strip()
+                    if only:
+                        yield stmt.lineno, 3, "delete", line_start, line_end, ""
+                        continue
+                yield stmt.lineno, 3, "delete", start, end, "pass"
+
+
+def generate_edits(
+    code: str, first_line: int, line_ranks: Mapping[int, int], limit: int = 300
+) -> list[Edit]:
+    """Edits of the function text `code` (column 0; its line 1 is file line `first_line`) at the
+    file lines of `line_ranks` (line -> rank, 0 most suspicious), lower rank first, then
+    smaller edits first; at most `limit`, each distinct, each parsing."""
+    tree = ast.parse(code)
+    function = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+    text = _Text(code)
+    local_names = _local_names(function)
+    offset = first_line - 1
+    wanted = {line - offset: rank for line, rank in line_ranks.items()}
+    body_nodes = [n for stmt in function.body for n in ast.walk(stmt)]
+    parents = {child: parent for parent in body_nodes for child in ast.iter_child_nodes(parent)}
+    attributes = list(
+        dict.fromkeys(
+            n.attr
+            for n in body_nodes
+            if isinstance(n, ast.Attribute) and _data_attribute(n, parents)
+        )
+    )
+    sibling_args: dict[str, dict[int, list[str]]] = {}  # function name -> position -> texts
+    for node in body_nodes:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            for index, arg in enumerate(node.args):
+                texts = sibling_args.setdefault(node.func.id, {}).setdefault(index, [])
+                if text.of(arg) not in texts:
+                    texts.append(text.of(arg))
+    raw: list[tuple[int, int, str, int, int, str, int]] = []  # rank, size, kind, span, text, line
+    order = 0
+    for node in body_nodes:
+        lineno = getattr(node, "lineno", None)
+        if lineno not in wanted:
+            continue
+        if isinstance(node, ast.stmt | ast.expr) and not isinstance(node, ast.FunctionDef):
+            changes = _changes(node, text, local_names, attributes, parents, sibling_args)
+            for size, kind, start, end, replacement in changes:
+                raw.append((wanted[lineno], size, kind, start, end, replacement, order))
+                order += 1
+    for lineno, size, kind, start, end, replacement in _deletions(function, text, set(wanted)):
+        raw.append((wanted[lineno], size, kind, start, end, replacement, order))
+        order += 1
+    raw.sort(key=lambda r: (r[0], r[1], r[6]))
+    edits: list[Edit] = []
+    seen = {ast.dump(tree)}
+    for rank, size, kind, start, end, replacement, _order in raw:
+        if len(edits) >= limit:
+            break
+        new_code = text.replace(start, end, replacement)
+        try:
+            key = ast.dump(ast.parse(new_code))
+        except SyntaxError:
+            continue
+        if key in seen:
+            continue
+        seen.add(key)
+        line = offset + code.count("\n", 0, start) + 1
+        edits.append(Edit(line, rank, size, kind, text.code[start:end], replacement, new_code))
+    return edits

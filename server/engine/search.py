@@ -1,0 +1,368 @@
+"""Evidence-driven repair without a model: localize the fault from real runs, then try the small
+classic edits at the most suspicious lines, many per test process, and keep what the tests say.
+
+Steps (each a plain function, so the session, the benchmark and the tests call the same code):
+- `localize`: one run of the chosen and wider tests with line coverage of the target only
+  (server/runner/search_runner.py), ranked by Ochiai (localize.py);
+- `candidate_edits`: the edits of mutate.py at the top lines, bounded, ordered;
+- `evaluate`: the edits judged in batches (progress "tried 140/300 edits" between batches; the
+  time budget and cancel stop a batch at once, by killing its process);
+- `rank_survivors`: edits that pass every chosen test, ranked by wider tests passed, then edit
+  size, then agreement with the model's candidates, then line rank;
+- `search_step`: all of it for a session; the winner is run once more the normal way (a fresh
+  pytest process, chosen and wider tests) so that its evidence is what every fix is judged by.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from selfdebug.server.cancel import Cancelled, CancelToken
+from selfdebug.server.engine.candidate import Candidate, program_key
+from selfdebug.server.engine.localize import Localization, SuspiciousLine, rank_lines
+from selfdebug.server.engine.mutate import Edit, generate_edits
+from selfdebug.server.engine.target import TargetFunction
+from selfdebug.server.runner.results import RunResult
+from selfdebug.server.runner.search_runner import (
+    CandidateCode,
+    CoverageRun,
+    SearchRunner,
+    Verdict,
+)
+
+if TYPE_CHECKING:
+    from selfdebug.server.runner import ProjectRunner
+
+SearchStop = Literal["found", "exhausted", "cancelled", "time_budget", "error", "skipped"]
+FIRST_BATCH = 40  # a first answer (and progress) soon; later batches are larger
+BATCH = 150
+
+
+@dataclass
+class SearchSettings:
+    max_edits: int = 300  # candidates tried at most
+    top_lines: int = 8  # suspicious lines edited
+    stop_after: int = 3  # full passes that end the search early
+    min_candidate_timeout_s: float = 0.5  # per candidate, all its tests together
+    max_candidate_timeout_s: float = 5.0
+
+
+@dataclass
+class Survivor:
+    """An edit that passes every chosen test."""
+
+    edit: Edit
+    chosen_passed: int
+    chosen_total: int
+    wider_passed: int
+    wider_total: int
+    breaks_wider: bool  # a wider test that passed before fails with the edit
+    agrees_with_model: bool = False
+
+    def sort_key(self) -> tuple[Any, ...]:
+        e = self.edit
+        return (self.breaks_wider, -self.wider_passed, e.size, not self.agrees_with_model, e.rank)
+
+
+@dataclass
+class SearchResult:
+    stop: SearchStop
+    tried: int = 0
+    total: int = 0
+    survivors: list[Survivor] = field(default_factory=list)  # best first
+    error: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class VerifiedFix:
+    """The search's winner after a normal run: what the session proposes."""
+
+    candidate: Candidate
+    chosen_run: RunResult
+    wider_run: RunResult | None
+    found_by: str  # "edit search at line 7"
+
+
+@dataclass
+class SearchStep:
+    localization: Localization | None = None
+    coverage: CoverageRun | None = None
+    search: SearchResult | None = None
+    fix: VerifiedFix | None = None
+
+
+ProgressFn = Callable[[str, float], None]
+EventFn = Callable[..., object]
+
+
+def _nothing(*_args: Any, **_kwargs: Any) -> None:
+    return None
+
+
+# -- the steps --
+def localize(
+    searcher: SearchRunner,
+    target: TargetFunction,
+    tests: Sequence[str],
+    *,
+    cancel: CancelToken | None = None,
+    timeout_s: float | None = None,
+) -> tuple[Localization, CoverageRun]:
+    coverage = searcher.coverage(tests, cancel=cancel, timeout_s=timeout_s)
+    outcomes = {nodeid: t.outcome for nodeid, t in coverage.tests.items()}
+    lines = {nodeid: t.lines for nodeid, t in coverage.tests.items()}
+    header = range(target.start_line + 1, target.def_line + 2)  # decorators and the def line
+    localization = rank_lines(outcomes, lines, exclude=header)
+    if coverage.error and not coverage.tests:
+        localization.note = f"no localization: {coverage.error}"
+    return localization, coverage
+
+
+def candidate_edits(
+    target: TargetFunction, lines: Sequence[SuspiciousLine], settings: SearchSettings
+) -> list[Edit]:
+    """Edits at the top lines; lines with the same score share a rank, so that a small edit on
+    any of them comes before a larger one on the first."""
+    top = lines[: settings.top_lines]
+    ranks: dict[int, int] = {}
+    scores: list[float] = []
+    for line in top:
+        score = round(line.score, 9)
+        if score not in scores:
+            scores.append(score)
+        ranks[line.line] = scores.index(score)
+    return generate_edits(target.code, target.start_line + 1, ranks, settings.max_edits)
+
+
+def evaluate(
+    searcher: SearchRunner,
+    edits: Sequence[Edit],
+    chosen: Sequence[str],
+    wider: Sequence[str],
+    *,
+    first_line: int,
+    must_pass: Sequence[str],
+    settings: SearchSettings,
+    cancel: CancelToken | None = None,
+    deadline: float | None = None,
+    progress: ProgressFn = _nothing,
+) -> tuple[dict[int, Verdict], SearchStop, str, list[str], list[str]]:
+    """Judge `edits` in batches; returns the verdicts by edit index, how it ended, the error, and
+    the collected chosen and wider ids."""
+    verdicts: dict[int, Verdict] = {}
+    chosen_ids: list[str] = []
+    wider_ids: list[str] = []
+    start = 0
+    full = 0
+    stop: SearchStop = "exhausted"
+    error = ""
+    progress(f"tried 0/{len(edits)} edits", 0.0)
+    while start < len(edits):
+        if cancel is not None and cancel.cancelled:
+            return verdicts, "cancelled", "", chosen_ids, wider_ids
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            return verdicts, "time_budget", "", chosen_ids, wider_ids
+        size = FIRST_BATCH if start == 0 else BATCH
+        batch = edits[start : start + size]
+        codes = [CandidateCode(start + i, e.code, first_line) for i, e in enumerate(batch)]
+        judged = searcher.judge(
+            codes,
+            chosen,
+            wider,
+            cancel=cancel,
+            timeout_s=remaining,
+            stop_after=max(0, settings.stop_after - full),
+            per_candidate={
+                "min_timeout_s": settings.min_candidate_timeout_s,
+                "max_timeout_s": settings.max_candidate_timeout_s,
+            },
+            must_pass=must_pass,
+        )
+        verdicts.update(judged.verdicts)
+        chosen_ids, wider_ids = judged.chosen or chosen_ids, judged.wider or wider_ids
+        full += sum(_passes(v, must_pass) for v in judged.verdicts.values())
+        start += len(batch)
+        tried = len(verdicts)
+        progress(f"tried {tried}/{len(edits)} edits", tried / max(1, len(edits)))
+        if judged.cancelled:
+            return verdicts, "cancelled", "", chosen_ids, wider_ids
+        if judged.out_of_time:
+            return verdicts, "time_budget", "", chosen_ids, wider_ids
+        if judged.error:
+            return verdicts, "error", judged.error, chosen_ids, wider_ids
+        if settings.stop_after and full >= settings.stop_after:
+            stop = "found"
+            break
+    return verdicts, stop, error, chosen_ids, wider_ids
+
+
+def _passes(verdict: Verdict, must_pass: Sequence[str]) -> bool:
+    if verdict.timed_out or verdict.problem or not verdict.outcomes:
+        return False
+    wanted = set(must_pass)
+    return all(o == "passed" for n, o in verdict.outcomes.items() if _id_in(n, wanted))
+
+
+def rank_survivors(
+    edits: Sequence[Edit],
+    verdicts: dict[int, Verdict],
+    chosen_ids: Sequence[str],
+    wider_ids: Sequence[str],
+    wider_passed_before: set[str],
+    model_codes: Sequence[str] = (),
+) -> list[Survivor]:
+    """Edits that pass every chosen test, best first (see Survivor.sort_key)."""
+    model_keys = {program_key(code) for code in model_codes}
+    survivors = []
+    for index, verdict in verdicts.items():
+        if verdict.timed_out or verdict.problem or not chosen_ids:
+            continue
+        if not all(verdict.outcomes.get(n) == "passed" for n in chosen_ids):
+            continue
+        edit = edits[index]
+        wider_passed = sum(verdict.outcomes.get(n) == "passed" for n in wider_ids)
+        breaks = any(verdict.outcomes.get(n) != "passed" for n in wider_passed_before)
+        survivors.append(
+            Survivor(
+                edit,
+                len(chosen_ids),
+                len(chosen_ids),
+                wider_passed,
+                len(wider_ids),
+                breaks,
+                program_key(edit.code) in model_keys,
+            )
+        )
+    survivors.sort(key=Survivor.sort_key)
+    return survivors
+
+
+# -- for a session --
+@dataclass
+class SearchContext:
+    """What the session hands over: the function, its tests and the session's limits."""
+
+    runner: ProjectRunner
+    file: Path
+    source: str
+    target: TargetFunction
+    chosen: list[str]
+    wider: list[str]
+    chosen_before: RunResult
+    wider_before: RunResult | None
+    cancel: CancelToken
+    deadline: float | None  # time.monotonic() value; None: no time budget
+    run_tests: Callable[[list[str], str, str], RunResult]  # (nodeids, file text, label)
+    progress: ProgressFn = _nothing
+    event: EventFn = _nothing  # transcript
+    settings: SearchSettings = field(default_factory=SearchSettings)
+
+
+def search_step(context: SearchContext, *, search: bool) -> SearchStep:
+    """Localize (always), and when `search`, try edits and verify the best one. Raises
+    Cancelled when cancelled; a spent time budget ends the step with what it has."""
+    step = SearchStep()
+    searcher = SearchRunner(context.runner, context.file, context.target.qualname, context.source)
+    tests = list(dict.fromkeys(context.chosen + context.wider))
+    context.progress("localizing the fault (line coverage)", 0.02)
+    localization, coverage = localize(
+        searcher, context.target, tests, cancel=context.cancel, timeout_s=_left(context.deadline)
+    )
+    context.cancel.raise_if_cancelled()
+    step.localization, step.coverage = localization, coverage
+    context.event(
+        "localization",
+        lines=[vars(s) for s in localization.lines[:10]],
+        note=localization.note,
+        coverage_overhead=round(coverage.overhead, 3),
+        error=coverage.error,
+    )
+    if not search:
+        return step
+    started = time.monotonic()
+    edits = candidate_edits(context.target, localization.lines, context.settings)
+    wider_before = {t.nodeid for t in (context.wider_before.tests if context.wider_before else [])
+                    if t.ok and t.nodeid not in context.chosen}  # fmt: skip
+    must_pass = list(dict.fromkeys(context.chosen + sorted(wider_before)))
+    verdicts, stop, error, chosen_ids, wider_ids = evaluate(
+        searcher,
+        edits,
+        context.chosen,
+        [t for t in context.wider if t not in context.chosen],
+        first_line=context.target.start_line + 1,
+        must_pass=must_pass,
+        settings=context.settings,
+        cancel=context.cancel,
+        deadline=context.deadline,
+        progress=context.progress,
+    )
+    wider_passed_before = {n for n in wider_ids if _id_in(n, wider_before)}
+    survivors = rank_survivors(edits, verdicts, chosen_ids, wider_ids, wider_passed_before)
+    result = SearchResult(stop, len(verdicts), len(edits), survivors, error,
+                          time.monotonic() - started)  # fmt: skip
+    step.search = result
+    context.event(
+        "search",
+        stop=stop,
+        tried=result.tried,
+        total=result.total,
+        error=error,
+        seconds=round(result.seconds, 3),
+        survivors=[
+            {
+                "edit": s.edit.describe(),
+                "wider": f"{s.wider_passed}/{s.wider_total}",
+                "breaks_wider": s.breaks_wider,
+            }
+            for s in survivors[:10]
+        ],
+    )
+    if stop == "cancelled":
+        raise Cancelled(context.cancel.reason or "cancelled")
+    for survivor in [s for s in survivors if not s.breaks_wider][:3]:
+        step.fix = _verify(context, survivor.edit)
+        if step.fix is not None:
+            break
+    return step
+
+
+def _id_in(nodeid: str, wanted: set[str]) -> bool:
+    return nodeid in wanted or any(nodeid.startswith((w + "[", w + "::")) for w in wanted)
+
+
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(1.0, deadline - time.monotonic())
+
+
+def _verify(context: SearchContext, edit: Edit) -> VerifiedFix | None:
+    """Run the winner as any fix is run (fresh process, chosen then wider tests); None when it
+    does not hold up there (state left over between candidates would show here)."""
+    new_source = context.target.replace_in(context.source, edit.code)
+    context.progress(f"checking the edit at line {edit.line}", 0.95)
+    chosen = context.run_tests(context.chosen, new_source, "search-chosen")
+    if not chosen.all_passed:
+        context.event("search_verify", ok=False, edit=edit.describe(), why="chosen tests")
+        return None
+    wider = None
+    if context.wider and context.wider_before is not None:
+        wider = context.run_tests(context.wider, new_source, "search-wider")
+        now = wider.by_id()
+        broken = [t.nodeid for t in context.wider_before.tests
+                  if t.ok and (t.nodeid not in now or not now[t.nodeid].ok)]  # fmt: skip
+        if broken:
+            context.event("search_verify", ok=False, edit=edit.describe(), why="wider tests")
+            return None
+    context.event("search_verify", ok=True, edit=edit.describe())
+    candidate = Candidate(
+        reply="",
+        code=edit.code,
+        new_source=new_source,
+        explanation=f"edit search: {edit.describe()}",
+    )
+    return VerifiedFix(candidate, chosen, wider, f"edit search at line {edit.line}")
