@@ -65,6 +65,7 @@ class PromptVars:
     history: list[Attempt] = field(default_factory=list)  # the latest attempts (history.py)
     repeat_note: str = ""  # the last answer or this request repeats an earlier one
     code_only: bool = False  # ask for the code alone (the last answer was cut at its length)
+    suspicious: str = ""  # "lines most likely at fault: 7, 5" (localize.py); "" when unknown
     turn: int = 1
     max_turns: int = 1
 

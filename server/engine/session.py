@@ -57,6 +57,7 @@ from selfdebug.server.engine.vote import Scored, rank
 from selfdebug.server.runner.results import RunResult, TestResult
 
 if TYPE_CHECKING:
+    from selfdebug.server.engine.search import SearchStep
     from selfdebug.server.runner import ProjectRunner
 
 REGRESSION_NOTE = (
@@ -237,6 +238,8 @@ class Session:
         self._sent_prompts: dict[str, int] = {}  # prompt text -> times sent
         self._repeats = 0  # requests re-worded because they would have repeated
         self._sample_turn = 0  # the turn whose calls sample (a program repeated the turn before)
+        self.search_step: SearchStep | None = None  # issue 13: localization (+ edit search)
+        self.found_by = ""
 
     # -- plumbing (also what modes use, see modes.Workbench) -----------------------------------
 
@@ -402,6 +405,7 @@ class Session:
             check_error=self.check_error,
             history=self.attempts.recent(),
             repeat_note=self.repeat_note,
+            suspicious=self._suspicious_prompt(),
             turn=self.turn,
             max_turns=self.request.max_turns,
             **extra,
@@ -635,7 +639,62 @@ class Session:
         if request.wider_tests:
             self._emit(f"running {len(request.wider_tests)} wider tests")
             self.wider_before = self.run_tests(request.wider_tests, self.source, label="wider")
-        return None
+        return self._localize_and_search()
+
+    # -- issue 13: fault localization and edit search (the logic is in search.py) -------------
+
+    def _localize_and_search(self) -> StopReason | None:
+        """Rank the suspicious lines (every mode with tests: shown to the user and the model);
+        in `search`, and first in `auto`, try small edits before any model call."""
+        from selfdebug.server.engine import search
+
+        request = self.request
+        searching = request.mode in ("search", "auto")
+        if self.chosen_before is None:
+            if request.mode == "search":
+                raise _Stop("error", "mode search needs tests: edits are judged by them")
+            return None
+        runs = [self.chosen_before, self.wider_before]
+        if request.mode != "search" and any(r is not None and r.timed_out for r in runs):
+            self.record("localization", skipped="a test timed out in the baseline")
+            return None  # it would time out again: no evidence worth that wait
+        remaining = self._remaining_s()
+        context = search.SearchContext(
+            runner=self.runner,
+            file=self.file,
+            source=self.source,
+            target=self.target,
+            chosen=list(request.tests),
+            wider=list(request.wider_tests),
+            chosen_before=self.chosen_before,
+            wider_before=self.wider_before,
+            cancel=self.cancel,
+            deadline=None if remaining is None else time.monotonic() + remaining,
+            run_tests=lambda ids, text, label: self.run_tests(ids, text, label=label),
+            progress=self._emit,
+            event=self.record,
+            settings=search.SearchSettings(max_edits=request.max_edits),
+        )
+        try:
+            self.search_step = search.search_step(context, search=searching)
+        except (Cancelled, _Stop):
+            raise
+        except Exception as error:  # localization is evidence; in model modes never fatal
+            if request.mode == "search":
+                raise
+            self.record("search_failed", error=f"{type(error).__name__}: {error}")
+            return None
+        fix = self.search_step.fix
+        if fix is not None:  # judged like a model's fix: all chosen pass, no wider test broken
+            self.best = _Evaluated(fix.candidate, fix.chosen_run)
+            self.best_wider, self.found_by, self.fixed_at_turn = fix.wider_run, fix.found_by, 0
+            return "passed"
+        self._check()  # cancelled, or the search spent the time budget
+        return "no_improvement" if request.mode == "search" else None
+
+    def _suspicious_prompt(self) -> str:
+        localization = self.search_step.localization if self.search_step else None
+        return localization.prompt_line(3, self.source) if localization is not None else ""
 
     def _why_no_probes(self) -> str:
         """Why probes cannot go into this function; "" when they can, or when the requested
@@ -778,6 +837,7 @@ class Session:
         if best is not None:
             warnings.extend(best.candidate.warnings)
         target = self.target
+        localization = self.search_step.localization if self.search_step else None
         return DebugResult(
             stop_reason=stop,
             turns=self.turn,
@@ -802,6 +862,9 @@ class Session:
             function_range=(target.start_line, target.end_line),
             warnings=warnings,
             candidates_checked=self.candidates_checked,
+            found_by=self.found_by if best is not None else "",
+            suspicious=localization.lines[:5] if localization else [],
+            localization_note=localization.note if localization else "",
         )
 
     def close(self) -> None:

@@ -11,11 +11,14 @@ from typing import TYPE_CHECKING, Literal, get_args
 if TYPE_CHECKING:
     from selfdebug.server.runner.results import RunResult
 
+from selfdebug.server.engine.localize import SuspiciousLine
+
 # The feedback modes, named once; what each one does is in modes.py (`STRATEGIES`), and everything
 # else derives from these two: the CLI's --mode choices, the server's `mode` setting and command
 # argument (typed `Mode`, checked against the Literal), the benchmark's default modes.
-# tests/test_vocabulary.py checks the editors' manifest against them. `auto` is a plan of modes.
-Mode = Literal["auto", "none", "simple", "ut", "explain", "trace", "print", "probe"]
+# tests/test_vocabulary.py checks the editors' manifest against them. `auto` is a plan of modes
+# (after the edit search); `search` makes no model call (search.py).
+Mode = Literal["auto", "none", "simple", "ut", "explain", "trace", "print", "probe", "search"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 
 StopReason = Literal[
@@ -53,6 +56,7 @@ class DebugRequest:
     log_chars: int = 4000  # probe/print log shown to the model, truncated with a marker
     prompts_dir: Path | None = None  # overrides templates by name (also env SELFDEBUG_PROMPTS_DIR)
     model_call_deadline_s: float = 120.0  # per call (modelCallDeadline, --call-deadline)
+    max_edits: int = 300  # edit search (mode `search`, first step of `auto`): candidates at most
 
 
 @dataclass
@@ -107,6 +111,9 @@ class DebugResult:
     function_range: tuple[int, int] = (0, 0)  # 0-based [start_line, end_line) of the original def
     warnings: list[str] = field(default_factory=list)  # e.g. a candidate newly uses subprocess
     candidates_checked: int = 0  # model candidates that passed the structural checks
+    found_by: str = ""  # "edit search at line 7" when the search found the fix; "": the model
+    suspicious: list[SuspiciousLine] = field(default_factory=list)  # most suspicious first
+    localization_note: str = ""  # e.g. "no passing test: lines ranked by failing runs only"
 
     @property
     def success(self) -> bool:
@@ -116,6 +123,8 @@ class DebugResult:
     def summary(self) -> str:
         after = f"passes {self.chosen_after} chosen" if self.chosen_after else "no candidate"
         wider = f", {self.wider_after} wider" if self.wider_after else ""
+        if self.found_by and self.chosen_after:
+            wider += f"; found by {self.found_by}"
         calls = f"{self.model_calls} model call{'' if self.model_calls == 1 else 's'}"
         return (
             f"{after}{wider} (before: {self.chosen_before} chosen); stop: {self.stop_reason}; "
