@@ -102,7 +102,17 @@ def evidence_line(result: DebugResult) -> str:
     line = f"passes {result.chosen_after} chosen"
     if result.wider_after is not None:
         line += f", {result.wider_after} wider"
+    if result.found_by:
+        line += f"; found by {result.found_by}"
     return line + f" (before: {result.chosen_before} chosen)"
+
+
+def suspicious_lines(result: DebugResult) -> list[str]:
+    """The fault localization, as the editor shows it: "line 7: suspicious: run by 2/2 ..."."""
+    shown = [f"  line {s.line}: {s.describe()}" for s in result.suspicious]
+    if result.localization_note:
+        shown.append(f"  ({result.localization_note})")
+    return ["Suspicious lines:", *shown] if result.suspicious else []
 
 
 def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
@@ -227,6 +237,8 @@ def report(result: DebugResult, request: DebugRequest, out=sys.stdout, isolation
         print(f"Model's explanation: {result.explanation}", file=out)
     for warning in result.warnings:
         print(f"Warning: {warning}", file=out)
+    for line in suspicious_lines(result):
+        print(line, file=out)
     print(
         f"Result: {evidence_line(result)}; stop: {result.stop_reason}; mode {result.mode}; "
         f"{result.turns} turn(s), {result.model_calls} model call(s), "
@@ -243,7 +255,7 @@ def report(result: DebugResult, request: DebugRequest, out=sys.stdout, isolation
 def main(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from selfdebug.server.backends.base import BackendConfigError
+    from selfdebug.server.backends.base import Backend, BackendConfigError
     from selfdebug.server.backends.factory import make_backend
     from selfdebug.server.runner import ProjectRunner
     from selfdebug.server.runner.sandbox import choose_isolation
@@ -262,7 +274,12 @@ def main(args: argparse.Namespace) -> int:
         return _fail(str(error))
     warn_about("fix", runner, interpreter=True)
     try:
-        backend = make_backend(backend_settings_from(args))
+        if request.mode == "search":  # no model call, so no model loaded
+            from selfdebug.server.backends.no_model import NoModelBackend
+
+            backend: Backend = NoModelBackend()
+        else:
+            backend = make_backend(backend_settings_from(args))
     except BackendConfigError as error:
         runner.close()
         return _fail(str(error))

@@ -20,6 +20,7 @@ from lsprotocol.types import (
 )
 from pygls.uris import from_fs_path
 
+from selfdebug.server.engine.localize import SuspiciousLine
 from selfdebug.server.lsp.failure_evidence import evidence_lines
 from selfdebug.server.lsp.positions import line_range
 from selfdebug.server.runner.results import Frame, RunResult, TestResult, nodeid_file
@@ -133,6 +134,28 @@ def lsp_diagnostics(
 Owner = tuple[str, str]  # (the function's document URI, its qualname)
 
 
+def suspicious_diagnostics(
+    lines: list[SuspiciousLine], function: FunctionSpan, limit: int = 3
+) -> dict[str, list[Diagnostic]]:
+    """The top suspicious lines of the function as Information diagnostics ("suspicious: run by
+    2/2 failing and 0/5 passing tests"); they belong to the function, so they clear with its
+    failures."""
+    uri = from_fs_path(str(function.path)) or ""
+    shown = [
+        Diagnostic(
+            range=line_range(s.line - 1),
+            message=s.describe(),
+            severity=DiagnosticSeverity.Information,
+            source=SOURCE,
+            code="suspicious-line",
+            data={"qualname": function.qualname, "score": round(s.score, 3)},
+        )
+        for s in lines[:limit]
+        if function.start_line < s.line <= function.end_line
+    ]
+    return {uri: shown} if shown else {}
+
+
 @dataclass
 class DiagnosticStore:
     """The server's test diagnostics, all in one place: each owner's diagnostics per URI, the
@@ -156,6 +179,19 @@ class DiagnosticStore:
         else:
             self._owned.pop(owner, None)
         return before | set(by_uri)
+
+    def add(
+        self, owner: Owner, function_hash: str, by_uri: dict[str, list[Diagnostic]]
+    ) -> set[str]:
+        """Add to an owner's diagnostics (the suspicious lines beside its failures), only while
+        they are still of the function text `function_hash`; returns the URIs to publish."""
+        with self._lock:
+            if self._hashes.get(owner) != function_hash:
+                return set()
+            owned = self._owned.setdefault(owner, {})
+            for uri, diagnostics in by_uri.items():
+                owned.setdefault(uri, []).extend(diagnostics)
+            return set(by_uri)
 
     def record(
         self, owner: Owner, function_hash: str, by_uri: dict[str, list[Diagnostic]]

@@ -33,7 +33,8 @@ def fix_evidence(result: DebugResult) -> str:
     if result.chosen_after is None:
         return "no candidate"
     wider = f", {result.wider_after} wider" if result.wider_after else ""
-    return f"passes {result.chosen_after} chosen{wider}"
+    found = f"; found by {result.found_by}" if result.found_by else ""
+    return f"passes {result.chosen_after} chosen{wider}{found}"
 
 
 def proposed_document(snapshot: FunctionSnapshot, new_function_text: str) -> str:

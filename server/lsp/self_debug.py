@@ -27,6 +27,7 @@ from selfdebug.server.engine.types import DebugRequest, DebugResult, Progress, P
 from selfdebug.server.lsp import proposal, report
 from selfdebug.server.lsp.arguments import FunctionTarget, parse_target
 from selfdebug.server.lsp.configuration import fetch_settings
+from selfdebug.server.lsp.diagnostics import FunctionSpan, suspicious_diagnostics
 from selfdebug.server.lsp.edits import FunctionSnapshot, moved_since_request
 from selfdebug.server.lsp.fix_delivery import deliver_fix, propose_fix
 from selfdebug.server.lsp.planning import TestPlan, plan_job
@@ -100,8 +101,13 @@ async def _self_debug(
 ) -> dict[str, Any]:
     isolation, plan = await plan_job(ls, snapshot, settings, job)
     source = snapshot.source.decode("utf-8")
-    job.report("loading the model", 1)
-    backend = await ls.in_worker(ls.backends.get, backend_settings(settings))
+    if (mode or settings.mode) == "search":  # no model call: none is loaded
+        from selfdebug.server.backends.no_model import NoModelBackend
+
+        backend: Backend = NoModelBackend()
+    else:
+        job.report("loading the model", 1)
+        backend = await ls.in_worker(ls.backends.get, backend_settings(settings))
     folder = report.new_session_dir(snapshot.qualname)
     request = debug_request(
         settings,
@@ -124,6 +130,7 @@ async def _self_debug(
         cancel=job.cancel,
     )
     job.end(result.summary())
+    show_suspicious(ls, snapshot, result)
     session_report = report.from_result(snapshot.uri, snapshot.qualname, result)
     session_report.isolation, session_report.isolation_warning = isolation.label, isolation.warning
     proposed: proposal.FixProposal | None = None
@@ -139,6 +146,17 @@ async def _self_debug(
         answer["evidence"] = proposal.fix_evidence(result)
         answer["proposal"] = proposed.to_json() if proposed else None
     return answer
+
+
+def show_suspicious(ls: SelfDebugServer, snapshot: FunctionSnapshot, result: DebugResult) -> None:
+    """The session's suspicious lines as Information diagnostics of the function (issue 13);
+    they clear with its failures. Event-loop side."""
+    if not result.suspicious:
+        return
+    span = FunctionSpan(snapshot.path, snapshot.qualname, snapshot.start_line, snapshot.end_line)
+    by_uri = suspicious_diagnostics(result.suspicious, span)
+    owner = (snapshot.uri, snapshot.qualname)
+    ls.publish_diagnostics(ls.diagnostics.add(owner, snapshot.function_hash, by_uri))
 
 
 def _progress_sink(
