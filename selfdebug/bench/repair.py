@@ -249,6 +249,7 @@ def solve_problem(
         outcome.model_seconds = round(result.model_seconds, 3)
         outcome.error = result.error
         outcome.diff = result.diff[:4000]
+        outcome.found_by = result.found_by
         outcome.has_candidate = result.fixed_file is not None
         outcome.visible_total = len(project.visible_test_ids)
         outcome.hidden_total = len(problem.hidden_test_names)
@@ -306,8 +307,10 @@ def run_repair(
     backend_name = (
         "per-problem backends" if shared is None else _describe_settings(_settings(config))
     )
+    if not any(_uses_model(m) for m in config.modes):
+        backend_name = "none (edit search, no model)"
     check_resumable(config.out, config_record(config, backend_name))
-    if shared is not None and todo:
+    if shared is not None and todo and any(_uses_model(m) for m in config.modes):
         backend_name = factory(problems[0]).name  # load the model once, before the clock starts
     elif not todo and (config.out / CONFIG_FILE).exists():  # nothing to run: keep the real name
         previous = json.loads((config.out / CONFIG_FILE).read_text(encoding="utf-8"))
@@ -340,6 +343,14 @@ def run_repair(
     return report
 
 
+def _uses_model(mode: str) -> bool:
+    """`search` makes no model call, so a run of only `search` loads no model at all."""
+    from selfdebug.server.engine.modes import MODE_SPECS
+
+    spec = MODE_SPECS.get(mode)
+    return spec is None or spec.uses_model
+
+
 def _describe_settings(settings: BackendSettings) -> str:
     if settings.backend == "openai":
         return f"openai:{settings.model_name}@{settings.endpoint_url}"
@@ -370,9 +381,10 @@ def _run_pairs(
 
     def work(problem: Problem, mode: str) -> ProblemOutcome:
         try:
-            return solve_problem(
-                problem, mode, config, factory(problem), cancel, config.out / "transcripts"
-            )
+            from selfdebug.server.backends.no_model import NoModelBackend
+
+            backend: Backend = NoModelBackend() if not _uses_model(mode) else factory(problem)
+            return solve_problem(problem, mode, config, backend, cancel, config.out / "transcripts")
         except Exception as error:  # a harness bug must not sink the other problems
             return ProblemOutcome(
                 mode=mode, id=problem.id, source=problem.source, harness_error=repr(error)

@@ -46,6 +46,7 @@ class ProblemOutcome:
     error: str = ""  # DebugResult.error: a backend/runner error that ended the session
     harness_error: str = ""  # the harness itself failed: not a result, retried on resume
     diff: str = ""
+    found_by: str = ""  # "edit search at line 7" when the search found the proposed fix
 
     @property
     def fixed_visible(self) -> bool:
@@ -95,6 +96,10 @@ class ModeStats:
     wall_seconds_per_problem: float
     wall_seconds_total: float
     model_share_of_wall: float | None  # model seconds / session seconds, summed
+    # Fixes the edit search found (mode `search`, and the search step of `auto`), counted apart:
+    # overfitting to the visible tests is the known failure of such search.
+    search_plausible: int = 0  # search fixes that pass the visible tests
+    search_plausible_but_wrong: int = 0  # ... and fail a hidden one
     fixes_by_turn: dict[int, int] = field(default_factory=dict)  # hidden fixes per turn
     stop_reasons: dict[str, int] = field(default_factory=dict)
 
@@ -134,6 +139,10 @@ def mode_stats(mode: str, outcomes: list[ProblemOutcome]) -> ModeStats:
             round(sum(o.model_seconds for o in outcomes) / session_seconds, 3)
             if session_seconds > 0
             else None
+        ),
+        search_plausible=sum(o.fixed_visible and bool(o.found_by) for o in outcomes),
+        search_plausible_but_wrong=sum(
+            o.plausible_but_wrong and bool(o.found_by) for o in outcomes
         ),
         fixes_by_turn=dict(sorted(Counter(_fix_turn(o) for o in fixed).items())),
         stop_reasons=dict(Counter(o.stop_reason or "harness_error" for o in outcomes)),
@@ -237,6 +246,14 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         *_turn_table(report["modes"], max_turns),
     ]
+    searched = {m: s for m, s in report["modes"].items() if s.get("search_plausible")}
+    if searched:
+        lines += ["", "### Fixes found by the edit search (no model)", ""]
+        for mode, stats in searched.items():
+            lines.append(
+                f"- {mode}: {stats['search_plausible']} plausible (pass the visible tests), "
+                f"{stats['search_plausible_but_wrong']} of them plausible but wrong"
+            )
     lines += ["", "### How the sessions ended", ""]
     for mode, stats in report["modes"].items():
         reasons = ", ".join(f"{k} {v}" for k, v in sorted(stats["stop_reasons"].items()))

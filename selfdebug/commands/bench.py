@@ -1,4 +1,4 @@
-"""Benchmarks that print numbers: `selfdebug bench instrument|runner|backend|lsp|repair|overhead`.
+"""Benchmarks that print numbers: `selfdebug bench X` for each X in BENCHMARKS below.
 
 Each benchmark lives in `selfdebug/bench/<name>.py` with `add_arguments`, `main` and `measure`;
 every one accepts `--json` and then prints a single JSON object with its figures.
@@ -16,6 +16,7 @@ BENCHMARKS: dict[str, str] = {
     "lsp": "code-action listing latency over stdio, idle and during a session",
     "repair": "fix rate per feedback mode on a benchmark dataset",
     "overhead": "all the system's own overheads in one run",
+    "search": "edit search: candidates judged per second and line-coverage overhead",
 }
 
 

@@ -1,0 +1,190 @@
+"""Edit-search speed: `selfdebug bench search [--dataset FILE.jsonl --id ID] [--json]`.
+
+Judges up to `--edits` candidate edits of one QuixBugs-sized function (our built-in one, or a
+dataset problem with its visible and hidden tests) through the real runner, many candidates per
+test process, and prints `candidates_per_s` (edits judged / wall seconds of the judging, process
+starts included; goal >= 20/s on 2 cores) and `coverage_overhead` (the tests' time with line
+coverage of the target / the same tests plain, in the same process; goal < 1.5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+CANDIDATES_GOAL = 20.0
+OVERHEAD_GOAL = 1.5
+
+_MODULE = '''def first_at_least(values, target):
+    """Index of the first element >= target in sorted `values` (len(values) when none)."""
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] <= target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+'''
+_TESTS = """from search_target import first_at_least
+
+
+def test_empty():
+    assert first_at_least([], 3) == 0
+
+
+def test_all_smaller():
+    assert first_at_least([1, 2], 3) == 2
+
+
+def test_all_larger():
+    assert first_at_least([5, 6, 7], 3) == 0
+
+
+def test_between():
+    assert first_at_least([1, 4, 9], 5) == 2
+
+
+def test_equal_first():
+    assert first_at_least([3, 3, 4], 3) == 0
+
+
+def test_equal_middle():
+    assert first_at_least([1, 3, 5, 7], 5) == 2
+
+
+def test_long():
+    values = list(range(0, 200, 2))
+    assert first_at_least(values, 51) == 26
+
+
+def test_long_equal():
+    values = list(range(0, 200, 2))
+    assert first_at_least(values, 50) == 25
+"""
+
+
+def _builtin_project(root: Path) -> tuple[Path, str, list[str]]:
+    (root / "search_target.py").write_text(_MODULE, encoding="utf-8")
+    (root / "test_search_target.py").write_text(_TESTS, encoding="utf-8")
+    names = [line[4:].split("(")[0] for line in _TESTS.splitlines() if line.startswith("def ")]
+    return (
+        root / "search_target.py",
+        "first_at_least",
+        [f"test_search_target.py::{n}" for n in names],
+    )
+
+
+def _dataset_project(root: Path, dataset: str, problem_id: str) -> tuple[Path, str, list[str]]:
+    from selfdebug.bench.datasets import load_problems, select_problems, write_project
+
+    problem = select_problems(load_problems(Path(dataset)), [problem_id])[0]
+    project = write_project(problem, root, problem.buggy, hidden=True)
+    return project.module, problem.entry_point, (project.visible_test_ids + project.hidden_test_ids)
+
+
+def measure(
+    dataset: str | None = None,
+    problem_id: str | None = None,
+    edits: int = 300,
+    repeats: int = 3,
+    isolation: str = "auto",
+) -> dict[str, Any]:
+    from selfdebug.server.engine.localize import SuspiciousLine
+    from selfdebug.server.engine.search import SearchSettings, candidate_edits, localize
+    from selfdebug.server.engine.target import locate
+    from selfdebug.server.runner import ProjectRunner, RunnerSettings
+    from selfdebug.server.runner.search_runner import CandidateCode, SearchRunner
+
+    with tempfile.TemporaryDirectory(prefix="selfdebug-bench-search-") as tmp:
+        root = Path(tmp) / "project"
+        root.mkdir()
+        if dataset and problem_id:
+            module, qualname, tests = _dataset_project(root, dataset, problem_id)
+        else:
+            module, qualname, tests = _builtin_project(root)
+        source = module.read_text(encoding="utf-8")
+        target = locate(source, qualname)
+        settings = RunnerSettings(isolation=isolation)  # type: ignore[arg-type]
+        with ProjectRunner(root, settings) as runner:
+            searcher = SearchRunner(runner, module, qualname, source)
+            overheads, localization = [], None
+            for _ in range(repeats):
+                localization, coverage = localize(searcher, target, tests)
+                if coverage.error:
+                    raise RuntimeError(f"coverage run failed: {coverage.error}")
+                overheads.append(coverage.overhead)
+            assert localization is not None
+            # every line the tests run, so the count reaches --edits on a short function
+            lines = localization.lines or [
+                SuspiciousLine(n, 0.0, 0, 0, 0, 0)
+                for n in range(target.def_line + 2, target.end_line + 1)
+            ]
+            wanted = SearchSettings(max_edits=edits, top_lines=len(lines))
+            candidates = candidate_edits(target, lines, wanted)
+            codes = [CandidateCode(i, e.code, target.start_line + 1) for i, e in
+                     enumerate(candidates)]  # fmt: skip
+            started = time.monotonic()
+            judged = searcher.judge(codes, tests[:1], tests[1:], stop_after=0)
+            seconds = time.monotonic() - started
+    if judged.error:
+        raise RuntimeError(f"judging failed: {judged.error}")
+    rate = len(judged.verdicts) / seconds if seconds > 0 else 0.0
+    overhead = statistics.median(overheads)
+    timed_out = sum(v.timed_out for v in judged.verdicts.values())
+    return {
+        "problem": problem_id or "builtin:first_at_least",
+        "tests": len(tests),
+        "edits": len(candidates),
+        "judged": len(judged.verdicts),
+        "timed_out": timed_out,
+        "judge_seconds": round(seconds, 3),
+        "candidates_per_s": round(rate, 1),
+        "coverage_overhead": round(overhead, 3),
+        "suspicious_lines": [s.line for s in localization.lines[:5]],
+        "goal_candidates_per_s": CANDIDATES_GOAL,
+        "goal_coverage_overhead": OVERHEAD_GOAL,
+        "meets_goals": rate >= CANDIDATES_GOAL and overhead < OVERHEAD_GOAL,
+        "isolation": isolation,
+        "load_average_1min": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
+    }
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dataset", help="a dataset JSONL (default: a built-in function)")
+    parser.add_argument("--id", dest="problem_id", help="the problem id in --dataset")
+    parser.add_argument("--edits", type=int, default=300, metavar="N", help="edits to judge")
+    parser.add_argument("--repeats", type=int, default=3, metavar="N", help="coverage runs")
+    parser.add_argument("--isolation", choices=("auto", "bwrap", "rlimits"), default="auto")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def main(args: argparse.Namespace) -> int:
+    if bool(args.dataset) != bool(args.problem_id):
+        print("selfdebug bench search: --dataset and --id go together")
+        return 2
+    figures = measure(args.dataset, args.problem_id, args.edits, args.repeats, args.isolation)
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    goal = "meets" if figures["meets_goals"] else "misses"
+    print(f"edit search on {figures['problem']} ({figures['tests']} tests)")
+    print(
+        f"  {figures['judged']} edits judged in {figures['judge_seconds']} s: "
+        f"{figures['candidates_per_s']} candidates/s (goal >= {CANDIDATES_GOAL:g}), "
+        f"{figures['timed_out']} timed out"
+    )
+    print(
+        f"  coverage overhead {figures['coverage_overhead']}x (goal < {OVERHEAD_GOAL:g}); "
+        f"{goal} the goals"
+    )
+    print(f"  suspicious lines: {figures['suspicious_lines']}")
+    print(f"load average {figures['load_average_1min']} on {figures['cpus']} CPUs")
+    return 0
