@@ -234,7 +234,8 @@ def report(result: DebugResult, request: DebugRequest, out=sys.stdout, isolation
     if result.diff:
         print(result.diff, file=out, end="" if result.diff.endswith("\n") else "\n")
     if result.explanation:
-        print(f"Model's explanation: {result.explanation}", file=out)
+        who = "Found" if result.found_by else "Model's explanation"  # the search is no model
+        print(f"{who}: {result.explanation}", file=out)
     for warning in result.warnings:
         print(f"Warning: {warning}", file=out)
     for line in suspicious_lines(result):

@@ -185,7 +185,8 @@ def _teardown_all(item):
 
 
 class _LineCoverage:
-    """Lines of the target's code objects run while active; nothing else is traced."""
+    """Lines of the target's code objects run while active; nothing else is traced. Active only
+    during a test's call phase (see pytest_runtest_call), so pytest's own work is not traced."""
 
     def __init__(self, codes):
         self.codes = set(codes)
@@ -193,7 +194,7 @@ class _LineCoverage:
         self._tool = None
         self._previous = None
 
-    def __enter__(self):
+    def start(self):
         monitoring = _MONITORING
         if monitoring is not None:
             self._tool = next((t for t in range(2, 6) if monitoring.get_tool(t) is None), None)
@@ -205,23 +206,12 @@ class _LineCoverage:
         else:
             self._tool = None
             self._previous = sys.gettrace()
-            sys.settrace(self._global)
-        return self
+            sys.settrace(_tracer(self.codes, self.lines.add))
 
     def _on_line(self, code, line):
         self.lines.add(line)
 
-    def _global(self, frame, event, arg):
-        if frame.f_code in self.codes:
-            return self._local
-        return None
-
-    def _local(self, frame, event, arg):
-        if event == "line":
-            self.lines.add(frame.f_lineno)
-        return self._local
-
-    def __exit__(self, *exc):
+    def stop(self):
         monitoring = _MONITORING
         if monitoring is not None and self._tool is not None:
             for code in self.codes:
@@ -230,21 +220,67 @@ class _LineCoverage:
             monitoring.free_tool_id(self._tool)
         else:
             sys.settrace(self._previous)
-        return False
 
 
-def _coverage(items, codes):
-    started = time.perf_counter()
-    _run_items(items, False, "search:plain")
-    plain_s = time.perf_counter() - started
+def _tracer(codes, add):
+    """sys.settrace's global function: a local tracer for the target's frames only (closures,
+    not methods: this runs for every line of the target)."""
+
+    def local(frame, event, arg):
+        if event == "line":
+            add(frame.f_lineno)
+        return local
+
+    def on_call(frame, event, arg):
+        return local if frame.f_code in codes else None
+
+    return on_call
+
+
+_covering = {"now": None}  # type: dict  # the _LineCoverage of the test being run, if any
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    coverage = _covering["now"]
+    if coverage is not None:
+        coverage.start()
+    yield
+    if coverage is not None:
+        coverage.stop()
+
+
+def _coverage(items, codes, measure):
+    """Each test's outcome and lines; with `measure`, also each test's time plain and covered
+    (each test run both ways, alternating which goes first, after a warm-up run of every test:
+    a failure's first report reads and caches sources, which is not tracing's cost)."""
+    if measure:
+        for item in items:
+            _run_items([item], False, "search:warmup")
+    plain_s = covered_s = 0.0
     tests = {}
-    started = time.perf_counter()
-    for item in items:
-        with _LineCoverage(codes) as coverage:
+    for index, item in enumerate(items):
+        plain_first = measure and index % 2 == 0
+        plain = _timed_plain(item) if plain_first else 0.0
+        coverage = _covering["now"] = _LineCoverage(codes)
+        started = time.perf_counter()
+        try:
             outcome = _run_items([item], False, "search:coverage")[item.nodeid]
-        tests[item.nodeid] = {"outcome": outcome, "lines": sorted(coverage.lines)}
-    covered_s = time.perf_counter() - started
+        finally:
+            _covering["now"] = None
+        covered = time.perf_counter() - started
+        if measure and not plain_first:
+            plain = _timed_plain(item)
+        plain_s, covered_s = plain_s + plain, covered_s + covered
+        tests[item.nodeid] = {"outcome": outcome, "lines": sorted(coverage.lines),
+                              "plain_s": plain, "covered_s": covered}  # fmt: skip
     return plain_s, tests, covered_s
+
+
+def _timed_plain(item):
+    started = time.perf_counter()
+    _run_items([item], False, "search:plain")
+    return time.perf_counter() - started
 
 
 def _on_alarm(signum, frame):
@@ -252,15 +288,17 @@ def _on_alarm(signum, frame):
     raise _CandidateTimeout()
 
 
-def _judge(function, code, chosen, wider, timeout_s, label):
+def _judge(function, code, chosen, wider, limits, label):
     """Run the chosen tests (and, when they all pass, the wider ones) with `code` swapped in."""
     original = function.__code__
     outcomes = {}
     timed_out = False
     function.__code__ = code
     _alarm["fired"] = False
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    cpu_s, wall_s = limits
+    previous = signal.signal(signal.SIGALRM, _on_alarm), signal.signal(signal.SIGVTALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_VIRTUAL, cpu_s)  # CPU time: other load on the machine
+    signal.setitimer(signal.ITIMER_REAL, wall_s)  # does not count; a sleeping test does here
     try:
         outcomes.update(_run_items(chosen, True, label))
         if all(o == "passed" for o in outcomes.values()) and wider and not _alarm["fired"]:
@@ -270,8 +308,10 @@ def _judge(function, code, chosen, wider, timeout_s, label):
         if chosen:
             _teardown_all(chosen[0])
     finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGALRM, previous[0])
+        signal.signal(signal.SIGVTALRM, previous[1])
         function.__code__ = original
     return outcomes, timed_out or _alarm["fired"]
 
@@ -300,18 +340,14 @@ def _search_loop(session, job):
     _emit({"event": "search_ready", "chosen": [i.nodeid for i in chosen],
            "wider": [i.nodeid for i in wider]})  # fmt: skip
     if job.get("coverage"):
-        plain_s, tests, covered_s = _coverage(items, _code_objects(original))
+        codes = _code_objects(original)
+        plain_s, tests, covered_s = _coverage(items, codes, bool(job.get("measure")))
         _emit({"event": "search_coverage", "tests": tests, "plain_s": plain_s,
                "covered_s": covered_s})  # fmt: skip
     candidates = job.get("candidates", [])
     if not candidates:
         return
-    started = time.perf_counter()  # the unchanged function: what a candidate's time compares to
-    _run_items(items, False, "search:baseline")
-    baseline_s = time.perf_counter() - started
-    low, high = job.get("min_timeout_s", 0.5), job.get("max_timeout_s", 5.0)
-    high = max(high, 3 * baseline_s)  # a slow suite is not a hung candidate
-    timeout_s = min(high, max(low, job.get("timeout_factor", 20.0) * baseline_s))
+    limits = _candidate_limits(items, job)
     wanted = set(job.get("must_pass") or [i.nodeid for i in items])
     must_pass = [i.nodeid for i in items if i.nodeid in wanted or _matches(i.nodeid, wanted)]
     filename = function.__code__.co_filename
@@ -327,7 +363,7 @@ def _search_loop(session, job):
             event = {"event": "search_result", "id": candidate["id"], "problem": problem,
                      "outcomes": {}, "timed_out": False}  # fmt: skip
         else:
-            outcomes, timed_out = _judge(function, code, chosen, wider, timeout_s, nodeid)
+            outcomes, timed_out = _judge(function, code, chosen, wider, limits, nodeid)
             event = {"event": "search_result", "id": candidate["id"], "problem": "",
                      "outcomes": outcomes, "timed_out": timed_out}  # fmt: skip
             if not timed_out and all(outcomes.get(n) == "passed" for n in must_pass):
@@ -337,6 +373,20 @@ def _search_loop(session, job):
         _emit({"event": "result", "nodeid": nodeid, "outcome": "passed"})
         if job.get("stop_after") and full_passes >= job["stop_after"]:
             break
+
+
+def _candidate_limits(items, job):
+    """(CPU s, wall s) a candidate may take for all its tests: a multiple of what the unchanged
+    function takes (measured warm), never below a floor. CPU time is the tight limit (a loop
+    burns it, a loaded machine does not); wall time catches a candidate that sleeps."""
+    _run_items(items, False, "search:baseline")  # warm: first reports read sources
+    wall, cpu = time.perf_counter(), time.process_time()
+    _run_items(items, False, "search:baseline")
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    cpu_s = max(job.get("min_cpu_s", 0.02), job.get("cpu_factor", 3.0) * cpu)
+    high = max(job.get("max_timeout_s", 5.0), 3 * wall)  # a slow suite is not a hung candidate
+    wall_s = min(high, max(job.get("min_timeout_s", 0.5), job.get("wall_factor", 20.0) * wall))
+    return cpu_s, wall_s
 
 
 def _matches(nodeid, wanted):

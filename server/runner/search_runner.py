@@ -26,12 +26,14 @@ MAX_RESTARTS = 5
 class TestCoverage:
     outcome: str  # "passed" | "failed" | "error" | "skipped"
     lines: frozenset[int]  # 1-based file lines of the target function that the test ran
+    plain_s: float = 0.0  # this test's time without tracing
+    covered_s: float = 0.0  # ... and with
 
 
 @dataclass
 class CoverageRun:
     tests: dict[str, TestCoverage] = field(default_factory=dict)
-    plain_s: float = 0.0  # all tests, no tracing
+    plain_s: float = 0.0  # all tests, no tracing (measured only on request)
     covered_s: float = 0.0  # all tests, tracing the target only
     error: str = ""
 
@@ -104,14 +106,22 @@ class SearchRunner:
         *,
         cancel: CancelToken | None = None,
         timeout_s: float | None = None,
+        measure: bool = False,
     ) -> CoverageRun:
-        """Each test's outcome and the target's lines it ran (one process)."""
-        run = self._run({"coverage": True, "chosen": list(tests)}, tests, cancel, timeout_s)
+        """Each test's outcome and the target's lines it ran (one process); with `measure`, also
+        the tests' time with and without tracing (the benchmark's overhead figure)."""
+        job = {"coverage": True, "measure": measure, "chosen": list(tests)}
+        run = self._run(job, tests, cancel, timeout_s)
         result = CoverageRun()
         for event in run.events:
             if event.get("event") == "search_coverage":
                 result.tests = {
-                    nodeid: TestCoverage(str(t["outcome"]), frozenset(int(x) for x in t["lines"]))
+                    nodeid: TestCoverage(
+                        str(t["outcome"]),
+                        frozenset(int(x) for x in t["lines"]),
+                        float(t.get("plain_s", 0.0)),
+                        float(t.get("covered_s", 0.0)),
+                    )
                     for nodeid, t in event["tests"].items()
                 }
                 result.plain_s = float(event["plain_s"])

@@ -1,0 +1,329 @@
+"""Fault localization and the edit search (issue 13) on real projects with the REAL runner:
+the Ochiai ranking from real line coverage, the classes of candidate edits, one test process
+judging many candidates, a one-token fix found with no model call, cancel and the time budget,
+the editor's Information diagnostics, and `auto` trying the search before the model."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from lsprotocol.types import DiagnosticSeverity
+
+from selfdebug.server.backends.scripted import ScriptedBackend
+from selfdebug.server.cancel import CancelToken
+from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.localize import SuspiciousLine, rank_lines
+from selfdebug.server.engine.mutate import generate_edits
+from selfdebug.server.engine.search import localize
+from selfdebug.server.engine.target import locate
+from selfdebug.server.engine.transcript import read_transcript
+from selfdebug.server.lsp.diagnostics import DiagnosticStore, FunctionSpan, suspicious_diagnostics
+from selfdebug.server.runner import ProjectRunner, RunnerSettings
+from selfdebug.server.runner.search_runner import CandidateCode, SearchRunner
+
+# Line 7 (`if x < limit:`) is the bug: it should be `<=`. Only inputs equal to the limit take
+# the wrong branch, so only the two tests at the limit run line 7 and fail.
+CLAMP = """import math
+
+
+def clamp_count(values, limit):
+    kept = 0
+    for x in values:
+        if x < limit:
+            kept += 1
+        else:
+            break
+    return kept
+"""
+CLAMP_TESTS = """from clamp import clamp_count
+
+
+def test_at_limit():
+    assert clamp_count([1, 3], 3) == 2
+
+
+def test_only_limit():
+    assert clamp_count([4], 4) == 1
+
+
+def test_below():
+    assert clamp_count([1, 2], 5) == 2
+
+
+def test_empty():
+    assert clamp_count([], 5) == 0
+
+
+def test_all_below():
+    assert clamp_count([1, 2, 3], 10) == 3
+"""
+FAILING = ["test_clamp.py::test_at_limit", "test_clamp.py::test_only_limit"]
+PASSING = [
+    "test_clamp.py::test_below",
+    "test_clamp.py::test_empty",
+    "test_clamp.py::test_all_below",
+]
+BUG_LINE = 7  # 1-based file line of `if x < limit:`
+
+
+@pytest.fixture()
+def project(tmp_path) -> Path:
+    root = tmp_path / "clampproj"
+    root.mkdir()
+    (root / "clamp.py").write_text(CLAMP, encoding="utf-8")
+    (root / "test_clamp.py").write_text(CLAMP_TESTS, encoding="utf-8")
+    return root
+
+
+@pytest.fixture()
+def runner(project):
+    with ProjectRunner(project, RunnerSettings(test_timeout_s=10)) as shared:
+        yield shared
+
+
+def request(project: Path, **changes) -> DebugRequest:
+    values = dict(
+        file=project / "clamp.py",
+        qualname="clamp_count",
+        project_root=project,
+        tests=FAILING,
+        wider_tests=PASSING,
+        mode="search",
+    )
+    values.update(changes)
+    return DebugRequest(**values)
+
+
+# -- localization --
+def test_ochiai_ranks_lines_that_only_failing_tests_run_first():
+    outcomes = {"f1": "failed", "f2": "failed", "p1": "passed", "p2": "passed"}
+    lines = {"f1": [2, 3, 5], "f2": [2, 3, 5], "p1": [2, 3, 4], "p2": [2, 4]}
+    ranked = rank_lines(outcomes, lines)
+    assert [s.line for s in ranked.lines] == [5, 3, 2]  # 4 is run by no failing test
+    assert ranked.lines[0].describe() == "suspicious: run by 2/2 failing and 0/2 passing tests"
+    assert ranked.lines[0].score == pytest.approx(1.0)
+    assert ranked.lines[1].score == pytest.approx(2 / (2 * 3) ** 0.5)
+    assert ranked.note == ""
+    only_failing = rank_lines({"f1": "failed"}, {"f1": [2, 3]})
+    assert "no passing test" in only_failing.note
+
+
+def test_real_coverage_localizes_the_faulty_branch(project, runner):
+    source = (project / "clamp.py").read_text()
+    target = locate(source, "clamp_count")
+    searcher = SearchRunner(runner, project / "clamp.py", "clamp_count", source)
+    localization, coverage = localize(searcher, target, FAILING + PASSING)
+    assert coverage.error == ""
+    assert {n: t.outcome for n, t in coverage.tests.items()} == {
+        **{n: "failed" for n in FAILING},
+        **{n: "passed" for n in PASSING},
+    }
+    assert coverage.tests["test_clamp.py::test_empty"].lines == frozenset({5, 6, 11})
+    top = localization.lines[0]
+    assert (top.line, top.failing_hits, top.passing_hits) == (10, 2, 0)  # the `break`
+    assert localization.lines[1].line == BUG_LINE  # run by every failing and 2/3 passing
+    measured = searcher.coverage(FAILING + PASSING, measure=True)  # what bench search reports
+    assert measured.tests.keys() == coverage.tests.keys()
+    assert measured.plain_s > 0 and 0 < measured.overhead < 50
+    assert localization.prompt_line(2, source) == (
+        "lines most likely at fault: 10, 7 (line 10: `break`; line 7: `if x < limit:`)"
+    )
+
+
+# -- candidate edits --
+def test_candidate_edits_cover_each_class_in_rank_then_size_order():
+    code = (
+        "def f(items, n):\n"
+        "    total = 0\n"
+        "    for i in range(n):\n"
+        "        if items[i] < n and i:\n"
+        "            total += pow(items[i], 2)\n"
+        "    return total\n"
+    )
+    edits = generate_edits(code, 10, {13: 0, 14: 1, 12: 2, 15: 3}, limit=500)
+    described = {(e.line, e.before, e.after) for e in edits}
+    assert (13, "<", "<=") in described  # comparison swap
+    assert (13, "and", "or") in described  # boolean swap
+    assert (13, "items[i] < n and i", "not (items[i] < n and i)") in described  # negated
+    assert (13, "items[i] < n and i", "items[i] < n") in described  # dropped condition
+    assert (13, "i", "i + 1") in described  # index off by one
+    assert (14, "+=", "-=") in described  # augmented operator
+    assert (14, "items[i], 2", "2, items[i]") in described  # swapped call arguments
+    assert (14, "2", "3") in described and (14, "2", "1") in described  # +-1 on a literal
+    assert (12, "n", "n + 1") in described  # range bound
+    assert any(e.kind == "variable" and e.line == 13 for e in edits)  # another in-scope name
+    assert any(e.kind == "delete" and e.line == 14 for e in edits)
+    assert (15, "total", "n") in described  # return of another in-scope value
+    ranks = [(e.rank, e.size) for e in edits]
+    assert ranks == sorted(ranks)  # line rank first, then edit size
+    assert edits[0].line == 13
+    assert len(generate_edits(code, 10, {13: 0, 14: 1}, limit=7)) == 7  # bounded
+    for edit in edits:  # each a distinct, parsing function
+        compile(edit.code, "f", "exec")
+    assert len({e.code for e in edits}) == len(edits)
+
+
+# -- judging many candidates in one process --
+def test_one_process_judges_many_candidates_and_finds_the_one_token_fix(project, runner):
+    source = (project / "clamp.py").read_text()
+    target = locate(source, "clamp_count")
+    edits = generate_edits(target.code, target.start_line + 1, {BUG_LINE: 0, 8: 1}, limit=60)
+    fix = next(i for i, e in enumerate(edits) if (e.before, e.after) == ("<", "<="))
+    hang = target.code.replace("kept += 1", "while True:\n                pass")
+    codes = [CandidateCode(i, e.code, target.start_line + 1) for i, e in enumerate(edits)]
+    codes.append(CandidateCode(999, hang, target.start_line + 1))
+    codes.append(CandidateCode(998, "def clamp_count(:\n", target.start_line + 1))
+    searcher = SearchRunner(runner, project / "clamp.py", "clamp_count", source)
+    started = time.monotonic()
+    judged = searcher.judge(codes, FAILING, PASSING, per_candidate={"max_timeout_s": 1.0})
+    assert judged.error == ""
+    assert len(judged.verdicts) == len(codes)
+    good = judged.verdicts[fix]
+    assert set(good.outcomes.values()) == {"passed"} and len(good.outcomes) == 5
+    assert judged.verdicts[999].timed_out  # the per-candidate alarm, not a hang
+    assert "parse" in judged.verdicts[998].problem
+    assert time.monotonic() - started < 30
+    assert (project / "clamp.py").read_text() == CLAMP  # the user's file is never touched
+
+
+def test_search_mode_fixes_with_no_model_call_and_names_the_finder(project, runner, tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    events = []
+    backend = ScriptedBackend(["never asked"])
+    result = run_session(
+        request(project, transcript_path=transcript),
+        backend,
+        runner=runner,
+        progress=events.append,
+    )
+    assert result.success, result.error
+    assert backend.requests == [] and result.model_calls == 0
+    assert result.found_by == f"edit search at line {BUG_LINE}"
+    assert "if x <= limit:" in result.fixed_file
+    assert "-        if x < limit:\n+        if x <= limit:" in result.diff
+    assert f"found by edit search at line {BUG_LINE}" in result.summary()
+    assert str(result.wider_after) == "3/3" and str(result.chosen_after) == "2/2"
+    assert result.suspicious[0].describe() == (
+        "suspicious: run by 2/2 failing and 0/3 passing tests"
+    )
+    assert any(e.phase.startswith("tried ") and "/" in e.phase for e in events)
+    kinds = [r["event"] for r in read_transcript(transcript)]
+    assert "localization" in kinds and "search" in kinds
+    assert (project / "clamp.py").read_text() == CLAMP
+
+
+# -- time budget and cancel --
+SLOW = CLAMP.replace("import math\n", "import time\n").replace(
+    "    kept = 0\n", "    kept = 0\n    time.sleep(0.3)\n"
+)
+
+
+def test_search_honours_the_time_budget(project, runner):
+    (project / "clamp.py").write_text(SLOW)
+    started = time.monotonic()
+    result = run_session(request(project, time_budget_s=4.0), ScriptedBackend(["x"]), runner=runner)
+    elapsed = time.monotonic() - started
+    assert result.stop_reason == "time_budget"
+    assert elapsed < 4.0 + 2.5
+
+
+def test_search_cancels_within_a_second(project, runner):
+    (project / "clamp.py").write_text(SLOW)
+    cancel = CancelToken()
+    searching = threading.Event()
+
+    def on_progress(event) -> None:
+        if event.phase.startswith("tried "):
+            searching.set()
+
+    outcome = {}
+
+    def work() -> None:
+        outcome["result"] = run_session(
+            request(project), ScriptedBackend(["x"]), runner=runner, progress=on_progress,
+            cancel=cancel,
+        )  # fmt: skip
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    assert searching.wait(60)
+    time.sleep(0.5)  # inside a batch of candidates
+    cancelled_at = time.monotonic()
+    cancel.cancel("test")
+    thread.join(10)
+    assert time.monotonic() - cancelled_at < 1.0
+    assert outcome["result"].stop_reason == "cancelled"
+
+
+# -- the editor --
+def test_suspicious_lines_are_information_diagnostics_that_clear_with_the_function(tmp_path):
+    path = tmp_path / "clamp.py"
+    span = FunctionSpan(path, "clamp_count", 3, 11)
+    lines = [SuspiciousLine(BUG_LINE, 1.0, 2, 2, 0, 5), SuspiciousLine(40, 0.9, 2, 2, 1, 5)]
+    by_uri = suspicious_diagnostics(lines, span)
+    [(uri, diagnostics)] = by_uri.items()
+    assert len(diagnostics) == 1  # line 40 is outside the function
+    shown = diagnostics[0]
+    assert shown.severity == DiagnosticSeverity.Information
+    assert shown.message == "suspicious: run by 2/2 failing and 0/5 passing tests"
+    assert shown.range.start.line == BUG_LINE - 1
+    store = DiagnosticStore()
+    owner = (uri, "clamp_count")
+    store.replace(owner, {uri: []})
+    store.add(owner, by_uri)
+    assert store.for_uri(uri) == [shown]
+    store.clear(owner)
+    assert store.for_uri(uri) == []
+
+
+# -- auto --
+def test_auto_tries_the_search_before_the_model(project, runner):
+    backend = ScriptedBackend(
+        ["Bug: none\n```python\ndef clamp_count(values, limit):\n    return 0\n```\n"]
+    )
+    result = run_session(request(project, mode="auto", max_turns=1), backend, runner=runner)
+    assert result.success and backend.requests == []
+    assert result.found_by.startswith("edit search")
+
+
+def test_auto_asks_the_model_with_the_suspicious_lines_when_no_edit_survives(project, runner):
+    # A missing statement: no small edit puts `kept += 1` back.
+    good = CLAMP.split("\n\n\n", 1)[1].replace("x < limit", "x <= limit")
+    missing = good.replace("kept += 1", "pass")
+    (project / "clamp.py").write_text("import math\n\n\n" + missing)
+    backend = ScriptedBackend([f"Bug: the comparison.\n```python\n{good}```\n"])
+    result = run_session(request(project, mode="auto", max_turns=1), backend, runner=runner)
+    assert len(backend.requests) == 1
+    prompt = "\n".join(m["content"] for m in backend.requests[0].messages or [])
+    assert "lines most likely at fault: " in prompt
+    assert result.success and result.found_by == ""
+
+
+# -- the CLI --
+def test_cli_search_mode_prints_the_suspicious_lines_and_the_finder(project):
+    env = {k: v for k, v in os.environ.items() if k != "SELFDEBUG_SCRIPTED_REPLIES"}
+    args = ["fix", "clamp.py::clamp_count", "--mode", "search"]
+    for nodeid in FAILING:
+        args += ["--test", nodeid]
+    for nodeid in PASSING:
+        args += ["--wider-test", nodeid]
+    done = subprocess.run(
+        [sys.executable, "-m", "selfdebug", *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Suspicious lines:" in done.stdout
+    assert "line 10: suspicious: run by 2/2 failing and 0/3 passing tests" in done.stdout
+    assert f"passes 2/2 chosen, 3/3 wider; found by edit search at line {BUG_LINE}" in done.stdout
+    assert "0 model call(s)" in done.stdout and "+        if x <= limit:" in done.stdout
+    assert (project / "clamp.py").read_text() == CLAMP
