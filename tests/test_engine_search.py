@@ -327,3 +327,20 @@ def test_cli_search_mode_prints_the_suspicious_lines_and_the_finder(project):
     assert f"passes 2/2 chosen, 3/3 wider; found by edit search at line {BUG_LINE}" in done.stdout
     assert "0 model call(s)" in done.stdout and "+        if x <= limit:" in done.stdout
     assert (project / "clamp.py").read_text() == CLAMP
+
+
+def test_edits_that_make_degenerate_code_are_not_tried():
+    code = (
+        "def f(lo, hi):\n"
+        "    while True:\n"
+        "        mid = (lo + hi) // 2\n"
+        "        if mid < hi:\n"
+        "            return g(lo, mid)\n"
+        "        lo = mid\n"
+    )
+    edits = generate_edits(code, 1, {2: 0, 3: 0, 4: 0, 5: 0, 6: 0}, limit=1000)
+    after = {e.code.splitlines()[e.line - 1].strip() for e in edits if e.kind != "delete"}
+    assert "while not True:" not in after  # a constant condition
+    assert "if mid < mid:" not in after and "if hi < hi:" not in after  # compared with itself
+    assert "return g(mid, mid)" not in after and "return g(lo, lo)" not in after
+    assert "if mid <= hi:" in after and "return g(lo, mid + 1)" in after  # the rest still come

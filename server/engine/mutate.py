@@ -5,9 +5,10 @@ rest of the function keeps its formatting and comments): an operator swapped wit
 +-1 on an integer literal, a range/slice bound or index moved by one or dropped, a condition
 negated or dropped, call arguments or operands swapped, another in-scope variable in a name's
 place, a statement deleted, `return` of another in-scope value. Edits come ordered by the rank
-of their line, then by size (1: an operator or literal; 2: a name, an operand or argument order, a
-dropped condition; 3: a deleted statement, another returned value, an `if` made constant), and
-are bounded in count.
+of their line, then by size (1: an operator, literal, bound or negation; 2: a name, an operand,
+an argument order or value, a dropped condition; 3: a deleted statement, another returned
+value), and are bounded in count. Edits that make a degenerate construct (a constant condition,
+`x < x`, `f(a, a)`) are not tried: they pass weak tests by luck.
 """
 
 from __future__ import annotations
@@ -256,11 +257,9 @@ def _changes(
     if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
         start, end = text.span(node.test)
         test = text.of(node.test)
-        if not (isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)):
+        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+        if not negated and not isinstance(node.test, ast.Constant):
             yield 1, "condition", start, end, f"not {_wrap(test, node.test)}"
-        if isinstance(node, ast.If):
-            yield 3, "condition", start, end, "True"
-            yield 3, "condition", start, end, "False"
     if isinstance(node, ast.Return) and node.value is not None:
         start, end = text.span(node.value)
         current = text.of(node.value)
@@ -312,6 +311,26 @@ def _deletions(
                 yield stmt.lineno, 3, "delete", start, end, "pass"
 
 
+def _degenerate(tree: ast.AST) -> int:
+    """Constructs no one writes on purpose: a constant loop or branch condition, an operand
+    compared with or subtracted from itself, the same argument twice. An edit that adds one
+    passes weak tests by luck (the anti-patterns of search-based repair), so it is not tried."""
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If | ast.While | ast.IfExp):
+            test = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
+            count += isinstance(test, ast.Constant)
+        elif isinstance(node, ast.Compare):
+            operands = [ast.dump(o) for o in [node.left, *node.comparators]]
+            count += len(set(operands)) < len(operands)
+        elif isinstance(node, ast.BinOp) and not isinstance(node.op, ast.Add | ast.Mult):
+            count += ast.dump(node.left) == ast.dump(node.right)
+        elif isinstance(node, ast.Call):
+            arguments = [ast.dump(a) for a in node.args]
+            count += len(set(arguments)) < len(arguments)
+    return count
+
+
 def generate_edits(
     code: str, first_line: int, line_ranks: Mapping[int, int], limit: int = 300
 ) -> list[Edit]:
@@ -357,15 +376,17 @@ def generate_edits(
     raw.sort(key=lambda r: (r[0], r[1], r[6]))
     edits: list[Edit] = []
     seen = {ast.dump(tree)}
+    degenerate = _degenerate(tree)
     for rank, size, kind, start, end, replacement, _order in raw:
         if len(edits) >= limit:
             break
         new_code = text.replace(start, end, replacement)
         try:
-            key = ast.dump(ast.parse(new_code))
+            new_tree = ast.parse(new_code)
         except SyntaxError:
             continue
-        if key in seen:
+        key = ast.dump(new_tree)
+        if key in seen or _degenerate(new_tree) > degenerate:
             continue
         seen.add(key)
         line = offset + code.count("\n", 0, start) + 1

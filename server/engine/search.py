@@ -286,7 +286,8 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     if not search:
         return step
     started = time.monotonic()
-    edits = candidate_edits(context.target, localization.lines, context.settings)
+    lines = localization.lines or _all_lines(context.target)  # no evidence: every line, in order
+    edits = candidate_edits(context.target, lines, context.settings)
     wider_before = {t.nodeid for t in (context.wider_before.tests if context.wider_before else [])
                     if t.ok and t.nodeid not in context.chosen}  # fmt: skip
     must_pass = list(dict.fromkeys(context.chosen + sorted(wider_before)))
@@ -330,6 +331,12 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         if step.fix is not None:
             break
     return step
+
+
+def _all_lines(target: TargetFunction) -> list[SuspiciousLine]:
+    return [
+        SuspiciousLine(n, 0.0, 0, 0, 0, 0) for n in range(target.def_line + 2, target.end_line + 1)
+    ]
 
 
 def _id_in(nodeid: str, wanted: set[str]) -> bool:

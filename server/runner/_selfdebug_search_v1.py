@@ -250,7 +250,7 @@ def pytest_runtest_call(item):
         coverage.stop()
 
 
-def _coverage(items, codes, measure):
+def _coverage(items, codes, measure, test_timeout_s):
     """Each test's outcome and lines; with `measure`, also each test's time plain and covered
     (each test run both ways, alternating which goes first, after a warm-up run of every test:
     a failure's first report reads and caches sources, which is not tracing's cost)."""
@@ -264,10 +264,20 @@ def _coverage(items, codes, measure):
         plain = _timed_plain(item) if plain_first else 0.0
         coverage = _covering["now"] = _LineCoverage(codes)
         started = time.perf_counter()
+        _alarm["fired"] = False
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, test_timeout_s)  # a hung test: its lines so far
         try:
             outcome = _run_items([item], False, "search:coverage")[item.nodeid]
+        except _CandidateTimeout:
+            outcome = "timeout"
+            _teardown_all(item)
         finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
             _covering["now"] = None
+        if _alarm["fired"]:
+            outcome = "timeout"
         covered = time.perf_counter() - started
         if measure and not plain_first:
             plain = _timed_plain(item)
@@ -341,7 +351,8 @@ def _search_loop(session, job):
            "wider": [i.nodeid for i in wider]})  # fmt: skip
     if job.get("coverage"):
         codes = _code_objects(original)
-        plain_s, tests, covered_s = _coverage(items, codes, bool(job.get("measure")))
+        timeout = job.get("test_timeout_s", 10.0)
+        plain_s, tests, covered_s = _coverage(items, codes, bool(job.get("measure")), timeout)
         _emit({"event": "search_coverage", "tests": tests, "plain_s": plain_s,
                "covered_s": covered_s})  # fmt: skip
     candidates = job.get("candidates", [])

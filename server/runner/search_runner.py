@@ -110,7 +110,10 @@ class SearchRunner:
     ) -> CoverageRun:
         """Each test's outcome and the target's lines it ran (one process); with `measure`, also
         the tests' time with and without tracing (the benchmark's overhead figure)."""
-        job = {"coverage": True, "measure": measure, "chosen": list(tests)}
+        # a hung test is stopped before the watchdog would kill the process, keeping its lines
+        test_timeout_s = max(0.5, self.runner.settings.test_timeout_s - 0.5)
+        job = {"coverage": True, "measure": measure, "chosen": list(tests),
+               "test_timeout_s": test_timeout_s}  # fmt: skip
         run = self._run(job, tests, cancel, timeout_s)
         result = CoverageRun()
         for event in run.events:
