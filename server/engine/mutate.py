@@ -6,7 +6,7 @@ rest of the function keeps its formatting and comments): an operator swapped wit
 negated or dropped, call arguments or operands swapped, another in-scope variable in a name's
 place, a statement deleted, `return` of another in-scope value. Edits come ordered by the rank
 of their line, then by size (1: an operator, literal, bound or negation; 2: a name, an operand,
-an argument order or value, a dropped condition; 3: a deleted statement, another returned
+an argument order or value; 3: a dropped condition, a deleted statement, another returned
 value), and are bounded in count. Edits that make a degenerate construct (a constant condition,
 `x < x`, `f(a, a)`) are not tried: they pass weak tests by luck.
 """
@@ -170,8 +170,8 @@ def _changes(
         start, end = text.span(node)
         for kept in node.values:  # a dropped condition
             rest = [v for v in node.values if v is not kept]
-            if len(node.values) == 2:
-                yield 2, "condition", start, end, text.of(rest[0])
+            if len(node.values) == 2:  # a whole condition gone: a larger change than a name
+                yield 3, "condition", start, end, text.of(rest[0])
     elif isinstance(node, ast.AugAssign):
         spelling = _BINOP.get(type(node.op))
         found = text.find_op(text.span(node.target)[1], text.span(node.value)[0], f"{spelling}=")

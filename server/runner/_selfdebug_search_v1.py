@@ -30,7 +30,8 @@ STREAM_ENV = "SELFDEBUG_RESULT_STREAM"
 _job = None  # type: dict | None
 _stream = None
 _MONITORING = getattr(sys, "monitoring", None)  # type: Any  # 3.12+: line events per code object
-_alarm = {"fired": False}  # pytest reports the alarm's exception as a failure: remember it here
+_alarm = {"fired": False}
+_session = {"now": None}  # type: dict  # the pytest session, for a teardown after an alarm  # pytest reports the alarm's exception as a failure: remember it here
 
 
 class _CandidateTimeout(BaseException):
@@ -178,8 +179,9 @@ def _run_items(items, stop_on_failure, label):
 
 
 def _teardown_all(item):
+    session = item.session if item is not None else _session["now"]
     try:
-        item.session._setupstate.teardown_exact(None)
+        session._setupstate.teardown_exact(None)
     except Exception:
         pass
 
@@ -338,6 +340,7 @@ def pytest_runtestloop(session):
 
 
 def _search_loop(session, job):
+    _session["now"] = session
     items = list(session.items)
     function, problem = _find_function(_shadow_path(job["file"]), job["qualname"])
     if function is None:
@@ -386,14 +389,34 @@ def _search_loop(session, job):
             break
 
 
+def _with_alarm(seconds, run):
+    """Run `run()` stopped after `seconds` (wall); True when it had to be stopped."""
+    _alarm["fired"] = False
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        run()
+    except _CandidateTimeout:
+        pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    if _alarm["fired"]:
+        _teardown_all(None)
+    return _alarm["fired"]
+
+
 def _candidate_limits(items, job):
     """(CPU s, wall s) a candidate may take for all its tests: a multiple of what the unchanged
     function takes (measured warm), never below a floor. CPU time is the tight limit (a loop
     burns it, a loaded machine does not); wall time catches a candidate that sleeps."""
-    _run_items(items, False, "search:baseline")  # warm: first reports read sources
-    wall, cpu = time.perf_counter(), time.process_time()
-    _run_items(items, False, "search:baseline")
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    cap = job.get("test_timeout_s", 10.0)
+    for _warm_then_measured in range(2):  # the first run reads and caches sources
+        wall, cpu = time.perf_counter(), time.process_time()
+        hung = _with_alarm(cap, lambda: _run_items(items, False, "search:baseline"))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        if hung:  # the bug makes the function hang: no time to compare with, so the floors
+            return job.get("min_cpu_s", 0.02) * 10, job.get("min_timeout_s", 0.5)
     cpu_s = max(job.get("min_cpu_s", 0.02), job.get("cpu_factor", 3.0) * cpu)
     high = max(job.get("max_timeout_s", 5.0), 3 * wall)  # a slow suite is not a hung candidate
     wall_s = min(high, max(job.get("min_timeout_s", 0.5), job.get("wall_factor", 20.0) * wall))

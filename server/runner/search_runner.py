@@ -163,6 +163,7 @@ class SearchRunner:
                 break
             job = {
                 "chosen": list(chosen),
+                "test_timeout_s": max(0.5, self.runner.settings.test_timeout_s - 0.5),
                 "candidates": [
                     {"id": c.id, "code": c.code, "first_line": c.first_line} for c in todo
                 ],
