@@ -345,10 +345,10 @@ def run_repair(
 
 def _uses_model(mode: str) -> bool:
     """`search` makes no model call, so a run of only `search` loads no model at all."""
-    from selfdebug.server.engine.modes import MODE_SPECS
+    from selfdebug.server.engine.modes import STRATEGIES
 
-    spec = MODE_SPECS.get(mode)
-    return spec is None or spec.uses_model
+    strategy = STRATEGIES.get(mode)  # type: ignore[call-overload]  # any str; auto is not one
+    return strategy is None or strategy.uses_model
 
 
 def _describe_settings(settings: BackendSettings) -> str:
