@@ -289,7 +289,7 @@ def test_auto_tries_the_search_before_the_model(project, runner):
     )
     result = run_session(request(project, mode="auto", max_turns=1), backend, runner=runner)
     assert result.success and backend.requests == []
-    assert result.found_by.startswith("edit search")
+    assert result.found_by.startswith("edit search") and result.mode == "search"
 
 
 def test_auto_asks_the_model_with_the_suspicious_lines_when_no_edit_survives(project, runner):

@@ -141,7 +141,9 @@ def test_probe_mode_feeds_back_the_real_log(project, runner):
 def test_auto_starts_with_the_real_test_results(project, runner):
     """docs/MODES.md: auto's first turn is `ut` (its later turns: tests/test_engine_turns.py)."""
     backend = ScriptedBackend([reply(GOOD)])
-    result = run_session(make_request(project, mode="auto"), backend, runner=runner)
+    result = run_session(
+        make_request(project, mode="auto", search_first=False), backend, runner=runner
+    )
     assert result.mode == "ut" and result.stop_reason == "passed"
     assert "got 3, expected 6" in prompt_text(backend, 0)
     assert "automatic tracing" not in prompt_text(backend, 0)

@@ -649,7 +649,7 @@ class Session:
         from selfdebug.server.engine import search
 
         request = self.request
-        searching = request.mode in ("search", "auto")
+        searching = request.mode == "search" or (request.mode == "auto" and request.search_first)
         if self.chosen_before is None:
             if request.mode == "search":
                 raise _Stop("error", "mode search needs tests: edits are judged by them")
@@ -688,6 +688,7 @@ class Session:
         if fix is not None:  # judged like a model's fix: all chosen pass, no wider test broken
             self.best = _Evaluated(fix.candidate, fix.chosen_run)
             self.best_wider, self.found_by, self.fixed_at_turn = fix.wider_run, fix.found_by, 0
+            self.mode = "search"  # the mode that found it (auto's model plan never ran)
             return "passed"
         self._check()  # cancelled, or the search spent the time budget
         return "no_improvement" if request.mode == "search" else None
