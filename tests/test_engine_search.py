@@ -275,8 +275,9 @@ def test_suspicious_lines_are_information_diagnostics_that_clear_with_the_functi
     assert shown.range.start.line == BUG_LINE - 1
     store = DiagnosticStore()
     owner = (uri, "clamp_count")
-    store.replace(owner, {uri: []})
-    store.add(owner, by_uri)
+    store.record(owner, "hash-1", {uri: []})  # the failures of the function as it was run
+    assert store.add(owner, "hash-2", by_uri) == set()  # edited since: not shown
+    assert store.add(owner, "hash-1", by_uri) == {uri}
     assert store.for_uri(uri) == [shown]
     store.clear(owner)
     assert store.for_uri(uri) == []

