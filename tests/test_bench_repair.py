@@ -204,6 +204,7 @@ def test_the_harness_talks_to_a_real_openai_compatible_endpoint(tmp_path: Path) 
         completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert completed.returncode == 0, completed.stderr[-3000:]
     (row,) = [json.loads(line) for line in (out / RESULTS_FILE).read_text().splitlines()]
-    assert row["model_calls"] == 1 and row["completion_tokens"] > 0, row
+    # a reply cut at its length is asked again (the session's answer budget): one call or more
+    assert row["model_calls"] >= 1 and row["completion_tokens"] > 0, row
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["config"]["backend_name"].startswith("openai:gemma@http://127.0.0.1:")
