@@ -115,157 +115,233 @@ def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     return [n for n in dict.fromkeys(names) if n not in ("self", "cls")]
 
 
-def _changes(
-    node: ast.AST,
-    text: _Text,
-    local_names: Sequence[str],
-    attributes: Sequence[str],
-    parents: dict[ast.AST, ast.AST],
-    sibling_args: dict[str, dict[int, list[str]]],
-) -> Iterator[tuple[int, str, int, int, str]]:
-    """(size, kind, start, end, replacement) for one node."""
-    if isinstance(node, ast.BinOp):
-        spelling = _BINOP.get(type(node.op))
-        left_end, right_start = text.span(node.left)[1], text.span(node.right)[0]
-        found = text.find_op(left_end, right_start, spelling or "")
-        if spelling and found:
-            for group in (ARITHMETIC, BITWISE):
-                if spelling in group:
-                    for other in group:
-                        if other != spelling:
-                            yield 1, "operator", found[0], found[1], other
-            if spelling in ("+", "-", "*"):  # a term too many
-                start, end = text.span(node)
-                yield 2, "operand", start, end, text.of(node.left)
-                yield 2, "operand", start, end, text.of(node.right)
-            if spelling in ("-", "/", "//", "%", "**"):  # non-commutative: swap the operands
-                start, end = text.span(node)
-                swapped = f"{_wrap(text.of(node.right), node.right)} {spelling} "
-                swapped += _wrap(text.of(node.left), node.left)
-                yield 2, "swap", start, end, swapped
-    elif isinstance(node, ast.Compare):
-        previous: ast.AST = node.left
-        for op, right in zip(node.ops, node.comparators, strict=True):
-            spelling = _CMPOP[type(op)]
-            found = text.find_op(text.span(previous)[1], text.span(right)[0], spelling)
-            if found:
-                for group in (COMPARISON, IDENTITY, MEMBERSHIP):
-                    if spelling in group:
-                        for other in group:
-                            if other != spelling:
-                                yield 1, "operator", found[0], found[1], other
-            previous = right
-        if len(node.ops) == 1 and isinstance(node.ops[0], ast.Lt | ast.LtE | ast.Gt | ast.GtE):
-            start, end = text.span(node)
-            spelling = _CMPOP[type(node.ops[0])]
-            swapped = f"{text.of(node.comparators[0])} {spelling} {text.of(node.left)}"
-            yield 2, "swap", start, end, swapped
-    elif isinstance(node, ast.BoolOp):
-        spelling = "and" if isinstance(node.op, ast.And) else "or"
-        other = "or" if spelling == "and" else "and"
-        for before, after in pairwise(node.values):
-            found = text.find_op(text.span(before)[1], text.span(after)[0], spelling)
-            if found:
+Change = tuple[int, str, int, int, str]  # (size, kind, start, end, replacement)
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What the edit generators may draw on besides the node: the text and the function's names."""
+
+    text: _Text
+    local_names: Sequence[str]
+    attributes: Sequence[str]
+    parents: dict[ast.AST, ast.AST]
+    sibling_args: dict[str, dict[int, list[str]]]
+
+
+def _changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    """Every candidate change of one node: by its kind, then the condition and return edits."""
+    generator = _BY_KIND.get(type(node))
+    if generator is not None:
+        yield from generator(node, scope)
+    elif _data_attribute(node, scope.parents):
+        yield from _attribute_changes(node, scope)
+    if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+        yield from _negated_condition(node, scope.text)
+    if isinstance(node, ast.Return) and node.value is not None:
+        yield from _other_return(node.value, scope)
+
+
+def _swaps_within(spelling: str, groups: Sequence[Sequence[str]]) -> Iterator[str]:
+    """The other operators of the operator's own class (`<` -> `<=`, `>`, ...)."""
+    for group in groups:
+        if spelling in group:
+            yield from (other for other in group if other != spelling)
+
+
+def _binop_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    assert isinstance(node, ast.BinOp)
+    text = scope.text
+    spelling = _BINOP.get(type(node.op))
+    left_end, right_start = text.span(node.left)[1], text.span(node.right)[0]
+    found = text.find_op(left_end, right_start, spelling or "")
+    if not (spelling and found):
+        return
+    for other in _swaps_within(spelling, (ARITHMETIC, BITWISE)):
+        yield 1, "operator", found[0], found[1], other
+    start, end = text.span(node)
+    if spelling in ("+", "-", "*"):  # a term too many
+        yield 2, "operand", start, end, text.of(node.left)
+        yield 2, "operand", start, end, text.of(node.right)
+    if spelling in ("-", "/", "//", "%", "**"):  # non-commutative: swap the operands
+        swapped = f"{_wrap(text.of(node.right), node.right)} {spelling} "
+        swapped += _wrap(text.of(node.left), node.left)
+        yield 2, "swap", start, end, swapped
+
+
+def _compare_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    assert isinstance(node, ast.Compare)
+    text = scope.text
+    previous: ast.AST = node.left
+    for op, right in zip(node.ops, node.comparators, strict=True):
+        spelling = _CMPOP[type(op)]
+        found = text.find_op(text.span(previous)[1], text.span(right)[0], spelling)
+        if found:
+            for other in _swaps_within(spelling, (COMPARISON, IDENTITY, MEMBERSHIP)):
                 yield 1, "operator", found[0], found[1], other
+        previous = right
+    if len(node.ops) == 1 and isinstance(node.ops[0], ast.Lt | ast.LtE | ast.Gt | ast.GtE):
         start, end = text.span(node)
-        for kept in node.values:  # a dropped condition
-            rest = [v for v in node.values if v is not kept]
-            if len(node.values) == 2:  # a whole condition gone: a larger change than a name
-                yield 3, "condition", start, end, text.of(rest[0])
-    elif isinstance(node, ast.AugAssign):
-        spelling = _BINOP.get(type(node.op))
-        found = text.find_op(text.span(node.target)[1], text.span(node.value)[0], f"{spelling}=")
-        if spelling and found:
-            for group in (ARITHMETIC, BITWISE):
-                if spelling in group:
-                    for other in group:
-                        if other != spelling:
-                            yield 1, "operator", found[0], found[1], other + "="
-    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not | ast.USub):
-        start, end = text.span(node)
+        spelling = _CMPOP[type(node.ops[0])]
         yield (
-            1,
-            "condition" if isinstance(node.op, ast.Not) else "operator",
+            2,
+            "swap",
             start,
             end,
-            (text.of(node.operand)),
+            f"{text.of(node.comparators[0])} {spelling} {text.of(node.left)}",
         )
-    elif isinstance(node, ast.Constant) and type(node.value) is int:
+
+
+def _boolop_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    assert isinstance(node, ast.BoolOp)
+    text = scope.text
+    spelling = "and" if isinstance(node.op, ast.And) else "or"
+    other = "or" if spelling == "and" else "and"
+    for before, after in pairwise(node.values):
+        found = text.find_op(text.span(before)[1], text.span(after)[0], spelling)
+        if found:
+            yield 1, "operator", found[0], found[1], other
+    if len(node.values) == 2:  # a whole condition gone: a larger change than a name
         start, end = text.span(node)
-        parent = parents.get(node)
-        negative = isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub)
-        for delta in (1, -1):
-            value = node.value + (-delta if negative else delta)
-            if value >= 0:
-                yield 1, "constant", start, end, str(value)
-    elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-        start, end = text.span(node)
-        if node.id in local_names:
-            for other in local_names:
-                if other != node.id:
+        for dropped in node.values:
+            (kept,) = (v for v in node.values if v is not dropped)
+            yield 3, "condition", start, end, text.of(kept)
+
+
+def _augassign_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    assert isinstance(node, ast.AugAssign)
+    text = scope.text
+    spelling = _BINOP.get(type(node.op))
+    found = text.find_op(text.span(node.target)[1], text.span(node.value)[0], f"{spelling}=")
+    if spelling and found:
+        for other in _swaps_within(spelling, (ARITHMETIC, BITWISE)):
+            yield 1, "operator", found[0], found[1], other + "="
+
+
+def _unary_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    """`not x` -> `x` (a negated condition), `-x` -> `x`."""
+    assert isinstance(node, ast.UnaryOp)
+    if isinstance(node.op, ast.Not | ast.USub):
+        start, end = scope.text.span(node)
+        kind = "condition" if isinstance(node.op, ast.Not) else "operator"
+        yield 1, kind, start, end, scope.text.of(node.operand)
+
+
+def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    """+-1 on an integer literal (never below 0: a sign is its own edit)."""
+    assert isinstance(node, ast.Constant)
+    if type(node.value) is not int:
+        return
+    start, end = scope.text.span(node)
+    parent = scope.parents.get(node)
+    negative = isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub)
+    for delta in (1, -1):
+        value = node.value + (-delta if negative else delta)
+        if value >= 0:
+            yield 1, "constant", start, end, str(value)
+
+
+def _name_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    """Another in-scope variable in a name's place."""
+    assert isinstance(node, ast.Name)
+    if isinstance(node.ctx, ast.Load) and node.id in scope.local_names:
+        start, end = scope.text.span(node)
+        for other in scope.local_names:
+            if other != node.id:
+                yield 2, "variable", start, end, other
+
+
+def _attribute_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    """Another attribute the function reads (`node.successor` -> `node.value`)."""
+    assert isinstance(node, ast.Attribute)
+    end = scope.text.span(node)[1]
+    for other in scope.attributes:
+        if other != node.attr:
+            yield 2, "variable", end - len(node.attr), end, other
+
+
+def _call_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    assert isinstance(node, ast.Call)
+    text = scope.text
+    positional = [a for a in node.args if not isinstance(a, ast.Starred)]
+    callee = node.func.id if isinstance(node.func, ast.Name) else None
+    if callee == "len":
+        yield from _moved_bound(node, text)
+    elif callee in scope.sibling_args:
+        for position, arg in enumerate(positional):  # what another call passes there
+            start, end = text.span(arg)
+            for other in scope.sibling_args[callee].get(position, []):
+                if other != text.of(arg):
                     yield 2, "variable", start, end, other
-    elif _data_attribute(node, parents):
-        assert isinstance(node, ast.Attribute)
-        end = text.span(node)[1]
-        for other in attributes:
-            if other != node.attr:
-                yield 2, "variable", end - len(node.attr), end, other
-    elif isinstance(node, ast.Call):
-        positional = [a for a in node.args if not isinstance(a, ast.Starred)]
-        if isinstance(node.func, ast.Name) and node.func.id == "len":
-            yield from _moved_bound(node, text)
-        elif isinstance(node.func, ast.Name) and node.func.id in sibling_args:
-            for position, arg in enumerate(positional):  # what another call passes there
-                start, end = text.span(arg)
-                for other in sibling_args[node.func.id].get(position, []):
-                    if other != text.of(arg):
-                        yield 2, "variable", start, end, other
-        if not (isinstance(node.func, ast.Name) and node.func.id in ("range", "len")):
-            for arg in positional:  # an argument off by one ("+ 1 missing")
-                if isinstance(arg, ast.Name | ast.BinOp | ast.Subscript | ast.Attribute):
-                    for size, kind, start, end, moved in _moved_bound(arg, text):
-                        yield size + 1, kind, start, end, moved
-        if len(positional) == len(node.args) >= 2:
-            for first, second in pairwise(positional):
-                a_start, a_end = text.span(first)
-                b_start, b_end = text.span(second)
-                middle = text.code[a_end:b_start]
-                yield 2, "swap", a_start, b_end, text.of(second) + middle + text.of(first)
-        if isinstance(node.func, ast.Name) and node.func.id == "range":
-            for arg in positional:
-                if not (isinstance(arg, ast.Constant) and type(arg.value) is int):
-                    yield from _moved_bound(arg, text)
-            if len(positional) == 1:
-                start = text.span(positional[0])[0]
-                for begin in ("1", "-1"):
-                    yield 2, "bound", start, start, f"{begin}, "
-    elif isinstance(node, ast.Subscript):
-        index = node.slice
-        if isinstance(index, ast.Slice):
-            for bound in (index.lower, index.upper):
-                if bound is not None:
-                    start, end = text.span(bound)
-                    yield 1, "bound", start, end, ""
-                    if not (isinstance(bound, ast.Constant) and type(bound.value) is int):
-                        yield from _moved_bound(bound, text)
-        elif isinstance(index, ast.Tuple):
-            for element in index.elts:
-                if not isinstance(element, ast.Constant | ast.Slice):
-                    yield from _moved_bound(element, text)
-        elif not isinstance(index, ast.Constant):
-            yield from _moved_bound(index, text)
-    if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
-        start, end = text.span(node.test)
-        test = text.of(node.test)
-        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
-        if not negated and not isinstance(node.test, ast.Constant):
-            yield 1, "condition", start, end, f"not {_wrap(test, node.test)}"
-    if isinstance(node, ast.Return) and node.value is not None:
-        start, end = text.span(node.value)
-        current = text.of(node.value)
-        for name in local_names:
-            if name != current:
-                yield 3, "return", start, end, name
+    if callee not in ("range", "len"):
+        for arg in positional:  # an argument off by one ("+ 1 missing")
+            if isinstance(arg, ast.Name | ast.BinOp | ast.Subscript | ast.Attribute):
+                for size, kind, start, end, moved in _moved_bound(arg, text):
+                    yield size + 1, kind, start, end, moved
+    if len(positional) == len(node.args) >= 2:
+        for first, second in pairwise(positional):
+            a_start, a_end = text.span(first)
+            b_start, b_end = text.span(second)
+            middle = text.code[a_end:b_start]
+            yield 2, "swap", a_start, b_end, text.of(second) + middle + text.of(first)
+    if callee == "range":
+        for arg in positional:
+            if not (isinstance(arg, ast.Constant) and type(arg.value) is int):
+                yield from _moved_bound(arg, text)
+        if len(positional) == 1:
+            start = text.span(positional[0])[0]
+            for begin in ("1", "-1"):
+                yield 2, "bound", start, start, f"{begin}, "
+
+
+def _subscript_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    """Slice bounds dropped or moved by one; an index moved by one."""
+    assert isinstance(node, ast.Subscript)
+    text = scope.text
+    index = node.slice
+    if isinstance(index, ast.Slice):
+        for bound in (index.lower, index.upper):
+            if bound is not None:
+                start, end = text.span(bound)
+                yield 1, "bound", start, end, ""
+                if not (isinstance(bound, ast.Constant) and type(bound.value) is int):
+                    yield from _moved_bound(bound, text)
+    elif isinstance(index, ast.Tuple):
+        for element in index.elts:
+            if not isinstance(element, ast.Constant | ast.Slice):
+                yield from _moved_bound(element, text)
+    elif not isinstance(index, ast.Constant):
+        yield from _moved_bound(index, text)
+
+
+def _negated_condition(
+    node: ast.If | ast.While | ast.IfExp | ast.Assert, text: _Text
+) -> Iterator[Change]:
+    start, end = text.span(node.test)
+    negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+    if not negated and not isinstance(node.test, ast.Constant):
+        yield 1, "condition", start, end, f"not {_wrap(text.of(node.test), node.test)}"
+
+
+def _other_return(value: ast.expr, scope: _Scope) -> Iterator[Change]:
+    start, end = scope.text.span(value)
+    current = scope.text.of(value)
+    for name in scope.local_names:
+        if name != current:
+            yield 3, "return", start, end, name
+
+
+_BY_KIND = {
+    ast.BinOp: _binop_changes,
+    ast.Compare: _compare_changes,
+    ast.BoolOp: _boolop_changes,
+    ast.AugAssign: _augassign_changes,
+    ast.UnaryOp: _unary_changes,
+    ast.Constant: _constant_changes,
+    ast.Name: _name_changes,
+    ast.Call: _call_changes,
+    ast.Subscript: _subscript_changes,
+}
 
 
 def _data_attribute(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -359,6 +435,7 @@ def generate_edits(
                 texts = sibling_args.setdefault(node.func.id, {}).setdefault(index, [])
                 if text.of(arg) not in texts:
                     texts.append(text.of(arg))
+    scope = _Scope(text, local_names, attributes, parents, sibling_args)
     raw: list[tuple[int, int, str, int, int, str, int]] = []  # rank, size, kind, span, text, line
     order = 0
     for node in body_nodes:
@@ -366,7 +443,7 @@ def generate_edits(
         if lineno not in wanted:
             continue
         if isinstance(node, ast.stmt | ast.expr) and not isinstance(node, ast.FunctionDef):
-            changes = _changes(node, text, local_names, attributes, parents, sibling_args)
+            changes = _changes(node, scope)
             for size, kind, start, end, replacement in changes:
                 raw.append((wanted[lineno], size, kind, start, end, replacement, order))
                 order += 1
