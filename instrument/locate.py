@@ -8,13 +8,13 @@ A `FunctionLocation` carries byte offsets in the file's own bytes (for rewriting
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 from typing import Any
 
 import tree_sitter
 
+from .definitions import Definition, definition_of, definitions
 from .errors import FunctionNotFound
-from .source import ParsedSource, language, parse
+from .source import ParsedSource, parse
 
 
 @dataclass(frozen=True)
@@ -56,44 +56,20 @@ class FunctionLocation:
         return source[self.start_byte : self.end_byte]
 
 
-@lru_cache(maxsize=1)
-def _def_query() -> tree_sitter.Query:
-    return tree_sitter.Query(language(), "(function_definition) @def")
+def function_definitions(parsed: ParsedSource) -> list[Definition]:
+    """Every named function in the file, in source order (computed once per parsed source)."""
+    if parsed._functions is None:
+        parsed._functions = [d for d in definitions(parsed.root) if d.is_function and d.has_name]
+    return parsed._functions
 
 
-def _function_nodes(parsed: ParsedSource) -> list[tree_sitter.Node]:
-    if parsed._function_nodes is None:
-        captures = tree_sitter.QueryCursor(_def_query()).captures(parsed.root)
-        parsed._function_nodes = sorted(captures.get("def", []), key=lambda node: node.start_byte)
-    return parsed._function_nodes
-
-
-def _qualname(node: tree_sitter.Node) -> str:
-    parts = []
-    current: tree_sitter.Node | None = node
-    while current is not None:
-        if current.type in ("function_definition", "class_definition"):
-            name = current.child_by_field_name("name")
-            parts.append(name.text.decode("utf-8", "replace") if name and name.text else "?")
-        current = current.parent
-    return ".".join(reversed(parts))
-
-
-def _enclosing_scope(node: tree_sitter.Node) -> tree_sitter.Node | None:
-    current = node.parent
-    while current is not None and current.type not in ("function_definition", "class_definition"):
-        current = current.parent
-    return current
-
-
-def _location(parsed: ParsedSource, node: tree_sitter.Node) -> FunctionLocation:
-    outer = node.parent if node.parent and node.parent.type == "decorated_definition" else node
+def _location(parsed: ParsedSource, definition: Definition) -> FunctionLocation:
+    node, outer = definition.node, definition.outer
     decorators = [c for c in outer.children if c.type == "decorator"] if outer is not node else []
     body = node.child_by_field_name("body")
     name = node.child_by_field_name("name")
     assert body is not None and name is not None
     first = next((c for c in body.named_children if c.type != "comment"), body)
-    scope = _enclosing_scope(node)
 
     def lsp(start: tree_sitter.Point, end: tree_sitter.Point) -> LspRange:
         return LspRange(
@@ -102,7 +78,7 @@ def _location(parsed: ParsedSource, node: tree_sitter.Node) -> FunctionLocation:
         )
 
     return FunctionLocation(
-        qualname=_qualname(node),
+        qualname=definition.qualname,
         name=(name.text or b"").decode("utf-8", "replace"),
         start_byte=parsed.to_data(outer.start_byte),
         end_byte=parsed.to_data(node.end_byte),
@@ -112,7 +88,7 @@ def _location(parsed: ParsedSource, node: tree_sitter.Node) -> FunctionLocation:
         def_line=node.start_point.row,
         end_line=node.end_point.row + 1,
         is_async=node.children[0].type == "async",
-        is_method=scope is not None and scope.type == "class_definition",
+        is_method=definition.in_class,
         decorator_count=len(decorators),
         one_line_body=first.start_point.row == node.start_point.row,
         lsp_range=lsp(outer.start_point, node.end_point),
@@ -127,32 +103,27 @@ def normalize_qualname(target: str) -> str:
     return ".".join(part for part in target.strip().split(".") if part != "<locals>")
 
 
-def _by_qualname(parsed: ParsedSource) -> dict[str, tree_sitter.Node]:
-    if parsed._by_qualname is None:
-        index: dict[str, tree_sitter.Node] = {}
-        for node in _function_nodes(parsed):
-            if node.child_by_field_name("name") is not None:
-                index.setdefault(_qualname(node), node)
-        parsed._by_qualname = index
-    return parsed._by_qualname
-
-
-def find_function_node(parsed: ParsedSource, qualname: str) -> tree_sitter.Node:
+def find_function(parsed: ParsedSource, qualname: str) -> Definition:
     """The first `def` with this qualified name (the one a reader meets first)."""
     wanted = normalize_qualname(qualname)
-    index = _by_qualname(parsed)
-    node = index.get(wanted)
-    if node is not None:
-        parsed.raise_if_error(node)
-        return node
+    if parsed._by_qualname is None:  # the first of each name, as find_definition picks it
+        parsed._by_qualname = {}
+        for definition in function_definitions(parsed):
+            parsed._by_qualname.setdefault(definition.qualname, definition)
+    found = parsed._by_qualname.get(wanted)
+    if found is not None:
+        parsed.raise_if_error(found.node)
+        return found
     parsed.raise_if_error()  # the function may be hidden in code that does not parse
-    raise FunctionNotFound(wanted, list(index))
+    raise FunctionNotFound(
+        wanted, list(dict.fromkeys(d.qualname for d in function_definitions(parsed)))
+    )
 
 
 def locate_function(source: bytes, qualname: str) -> FunctionLocation:
     """Locate `qualname` in `source`; raises FunctionNotFound or SourceSyntaxError."""
     parsed = parse(source)
-    return _location(parsed, find_function_node(parsed, qualname))
+    return _location(parsed, find_function(parsed, qualname))
 
 
 def locate_at(source: bytes, line0: int, utf16_col: int) -> FunctionLocation | None:
@@ -182,14 +153,14 @@ def locate_at(source: bytes, line0: int, utf16_col: int) -> FunctionLocation | N
         node = node.parent
     if node is None or node.child_by_field_name("body") is None:
         return None
-    return _location(parsed, node)
+    return _location(parsed, definition_of(node))
 
 
 def list_functions(source: bytes) -> list[FunctionLocation]:
     """Every function in the file, in source order (nested ones included)."""
     parsed = parse(source)
     return [
-        _location(parsed, node)
-        for node in _function_nodes(parsed)
-        if node.child_by_field_name("name") is not None and node.child_by_field_name("body")
+        _location(parsed, definition)
+        for definition in function_definitions(parsed)
+        if definition.node.child_by_field_name("body")
     ]

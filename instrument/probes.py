@@ -26,7 +26,7 @@ import tree_sitter
 
 from .errors import AlreadyInstrumented, FunctionNotFound, InstrumentError
 from .helper import HELPER, HELPER_BYTES, INLINE_REF, LOCAL_REF, MARKER, RET_END
-from .locate import FunctionLocation, _function_nodes, find_function_node
+from .locate import FunctionLocation, find_function, function_definitions
 from .source import ParsedSource, parse
 
 Level = Literal["entry-return", "blocks", "lines"]
@@ -115,10 +115,10 @@ def instrument_function(
 
 def _resolve(parsed: ParsedSource, target: str | FunctionLocation) -> tree_sitter.Node:
     if isinstance(target, str):
-        return find_function_node(parsed, target)
-    for node in _function_nodes(parsed):
-        if parsed.to_data(node.start_byte) == target.def_start_byte:
-            return node
+        return find_function(parsed, target).node
+    for definition in function_definitions(parsed):
+        if parsed.to_data(definition.node.start_byte) == target.def_start_byte:
+            return definition.node
     raise FunctionNotFound(target.qualname)
 
 

@@ -14,11 +14,15 @@ import tokenize
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import tree_sitter
 import tree_sitter_python
 
 from .errors import SourceSyntaxError
+
+if TYPE_CHECKING:
+    from .definitions import Definition
 
 
 @lru_cache(maxsize=1)
@@ -27,7 +31,8 @@ def language() -> tree_sitter.Language:
 
 
 @lru_cache(maxsize=1)
-def _parser() -> tree_sitter.Parser:
+def parser() -> tree_sitter.Parser:
+    """The one Python parser (tree-sitter parsers are reusable; callers share this one)."""
     return tree_sitter.Parser(language())
 
 
@@ -53,8 +58,8 @@ class ParsedSource:
     _u8_points: list[int] = field(default_factory=list, repr=False)
     _data_points: list[int] = field(default_factory=list, repr=False)
     _row_starts: list[int] | None = field(default=None, repr=False)
-    _function_nodes: list[tree_sitter.Node] | None = field(default=None, repr=False)
-    _by_qualname: dict[str, tree_sitter.Node] | None = field(default=None, repr=False)
+    _functions: list[Definition] | None = field(default=None, repr=False)  # instrument/locate.py
+    _by_qualname: dict[str, Definition] | None = field(default=None, repr=False)
 
     @property
     def root(self) -> tree_sitter.Node:
@@ -141,13 +146,19 @@ def parse(source: bytes) -> ParsedSource:
             return cached
         encoding = detect_encoding(source) if _maybe_declares_encoding(source) else "utf-8"
         if encoding in ("utf-8", "utf-8-sig") or source.isascii():
-            parsed = ParsedSource(source, encoding, source, _parser().parse(source))
+            parsed = ParsedSource(source, encoding, source, parser().parse(source))
         else:
             parsed = _parse_transcoded(source, encoding)
         if len(_cache) >= 8:
             _cache.pop(next(iter(_cache)))
         _cache[source] = parsed
         return parsed
+
+
+def parse_text(text: str) -> ParsedSource:
+    """Parse already decoded text: no encoding declaration applies to it any more."""
+    utf8 = text.encode("utf-8", "surrogatepass")
+    return ParsedSource(utf8, "utf-8", utf8, parser().parse(utf8))
 
 
 # The last few sources parsed: the server asks about the same buffer several times in a row.
@@ -182,4 +193,4 @@ def _parse_transcoded(source: bytes, encoding: str) -> ParsedSource:
     if data != len(source):  # a stateful encoding: per-character sizes do not add up
         raise SourceSyntaxError(f"unsupported encoding {encoding}", 1)
     utf8 = text.encode("utf-8")
-    return ParsedSource(source, encoding, utf8, _parser().parse(utf8), u8_points, data_points)
+    return ParsedSource(source, encoding, utf8, parser().parse(utf8), u8_points, data_points)

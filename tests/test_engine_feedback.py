@@ -230,3 +230,41 @@ def test_deep_recursion_fails_the_same_way_under_probes(project, runner, tmp_pat
     runs = {e["label"]: e["result"] for e in read_transcript(transcript) if e["event"] == "tests"}
     assert runs["baseline"]["tests"][0]["exc_type"] == "AssertionError"
     assert runs["log"]["tests"][0]["exc_type"] == "AssertionError"  # not RecursionError
+
+
+def test_one_lookup_finds_tests_and_targets_inside_blocks(tmp_path):
+    """The engine, the instrumenter and discovery share one definition lookup: a test or method
+    defined under `if`/`try` (as pytest collects it) is found by all of them."""
+    from selfdebug.instrument import locate_function
+    from selfdebug.server.engine.feedback import parameters_of, source_of_test
+
+    source = (
+        "import sys\n"
+        "if sys.version_info >= (3,):\n"
+        "    class TestShop:\n"
+        "        @staticmethod\n"
+        "        def helper():\n"
+        "            return 1\n"
+        "\n"
+        "        @pytest.mark.parametrize('n', [2])\n"
+        "        def test_price(self, n):\n"
+        "            assert n == 3\n"
+        "try:\n"
+        "    def test_plain():\n"
+        "        assert False\n"
+        "except ImportError:\n"
+        "    pass\n"
+    )
+    (tmp_path / "test_shop.py").write_text(source)
+    assert source_of_test(tmp_path, "test_shop.py::test_plain") == (
+        "def test_plain():\n    assert False"
+    )
+    method = source_of_test(tmp_path, "test_shop.py::TestShop::test_price[2]")
+    assert method.startswith("@pytest.mark.parametrize('n', [2])\ndef test_price(self, n):")
+    assert parameters_of("test_shop.py::TestShop::test_price[2]", tmp_path / "test_shop.py") == (
+        "n=2"
+    )
+    engine = locate(source, "TestShop.helper")
+    instrumenter = locate_function(source.encode(), "TestShop.helper")
+    assert (engine.start_line, engine.def_line, engine.class_name) == (3, 4, "TestShop")
+    assert (instrumenter.start_line, instrumenter.def_line) == (3, 4)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from selfdebug.server.engine.target import DefNode, TargetFunction, first_line
+from selfdebug.server.engine.target import TargetFunction, find_definition_node, first_line
 from selfdebug.server.runner.results import Frame, ProbeRecord, RunResult, TestResult
 
 FIELD_CHARS = 300  # one value (left/right of an assertion, an exception message)
@@ -235,7 +235,7 @@ def parameters_of(nodeid: str, test_file: str | Path) -> str:
         return ""
     source, tree = parsed
     names = [part for part in head.split("::")[1:] if part]
-    node = _find_test_node(tree, names) if names else None
+    node = find_definition_node(source, tree, names) if names else None
     if node is None:
         return ""
     combined: list[_Case] = [_Case("", [])]
@@ -346,25 +346,6 @@ def first_failing(run: RunResult) -> str | None:
     return next((t.nodeid for t in run.tests if not t.ok), None)
 
 
-def _find_test_node(tree: ast.Module, names: list[str]) -> DefNode | None:
-    body: list[ast.stmt] = tree.body
-    node: DefNode | None = None
-    for name in names:
-        node = next(
-            (
-                s
-                for s in body
-                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-                and s.name == name
-            ),
-            None,
-        )
-        if node is None:
-            return None
-        body = node.body
-    return node
-
-
 def source_of_test(project_root: Path, nodeid: str) -> str:
     """The source of the test function a node id names ("" when it cannot be found)."""
     path_part, _, rest = nodeid.partition("::")
@@ -372,7 +353,7 @@ def source_of_test(project_root: Path, nodeid: str) -> str:
     path = Path(path_part) if Path(path_part).is_absolute() else project_root / path_part
     try:
         source = path.read_text(encoding="utf-8")
-        node = _find_test_node(ast.parse(source), names)
+        node = find_definition_node(source, ast.parse(source), names) if names else None
     except (OSError, SyntaxError, ValueError):
         return ""
     if node is None:

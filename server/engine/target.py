@@ -1,8 +1,9 @@
 """The function being debugged: where it sits in the file, and how to put a new version there.
 
-Located with Python's own `ast` (decorators included) because the engine must also parse every
-candidate file the same way: one parser decides both where the function is and whether a
-replacement is valid Python.
+Found by the instrumenter's lookup (instrument/definitions.py: the same name means the same
+definition everywhere) and read through Python's own `ast` (decorators included), because the
+engine must also parse every candidate file the same way: one parser decides both the function's
+lines and whether a replacement is valid Python.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from __future__ import annotations
 import ast
 import textwrap
 from dataclasses import dataclass
+
+from selfdebug.instrument.definitions import Definition, definitions, find_definition
+from selfdebug.instrument.source import parse_text
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -51,45 +55,50 @@ class TargetFunction:
         return "".join(lines[: self.start_line] + body_lines + tail)
 
 
-def _children(body: list[ast.stmt]) -> list[ast.stmt]:
-    """Statements at this level, looking through if/try/with blocks (conditional definitions)."""
-    found: list[ast.stmt] = []
-    for stmt in body:
-        found.append(stmt)
-        if isinstance(stmt, ast.If | ast.With | ast.AsyncWith | ast.For | ast.While):
-            found.extend(_children(stmt.body + getattr(stmt, "orelse", [])))
-        elif isinstance(stmt, ast.Try):
-            handlers = [s for h in stmt.handlers for s in h.body]
-            found.extend(_children(stmt.body + handlers + stmt.orelse + stmt.finalbody))
-    return found
+def _definitions_of(source: str) -> list[Definition]:
+    normalized = source.replace("\r\n", "\n").replace("\r", "\n")  # ast's line numbering
+    return definitions(parse_text(normalized).root)
 
 
-def find_node(tree: ast.Module, qualname: str) -> tuple[FunctionNode, str]:
+def _ast_node(tree: ast.Module, found: Definition | None) -> DefNode | None:
+    """The ast node of a definition: the one whose keyword sits on its line, with its name."""
+    if found is None:
+        return None
+    line, name = found.node.start_point.row + 1, found.path[-1]
+    return next(
+        (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and node.lineno == line
+            and node.name == name
+        ),
+        None,
+    )
+
+
+def find_definition_node(source: str, tree: ast.Module, path: list[str]) -> DefNode | None:
+    """The ast node of the first def/class named `path` (["Class", "method"]).
+
+    The lookup is the instrumenter's (instrument/definitions.py), so the engine, the instrumenter
+    and test discovery agree on which definition a name means.
+    """
+    return _ast_node(tree, find_definition(_definitions_of(source), path))
+
+
+def find_node(source: str, tree: ast.Module, qualname: str) -> tuple[FunctionNode, str]:
     """The def node for `qualname` ("f", "Class.method", "outer.inner") and its class name."""
     parts = qualname.split(".")
-    body: list[ast.stmt] = tree.body
-    class_name = ""
-    node: ast.stmt | None = None
-    for index, part in enumerate(parts):
-        last = index == len(parts) - 1
-        node = next(
-            (
-                s
-                for s in _children(body)
-                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-                and s.name == part
-            ),
-            None,
-        )
-        if node is None:
-            raise TargetNotFound(f"no function {qualname!r} (missing {part!r})")
-        if last:
-            break
-        class_name = node.name if isinstance(node, ast.ClassDef) else ""
-        body = node.body
+    found = _definitions_of(source)
+    definition = find_definition(found, parts)
+    node = _ast_node(tree, definition)
+    if definition is None or node is None:
+        prefixes = (parts[: i + 1] for i in range(len(parts)))
+        missing = next((p[-1] for p in prefixes if find_definition(found, p) is None), "")
+        raise TargetNotFound(f"no function {qualname!r} (missing {missing!r})")
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         raise TargetNotFound(f"{qualname!r} is a class, not a function")
-    return node, class_name
+    return node, parts[-2] if definition.in_class else ""
 
 
 def locate(source: str, qualname: str) -> TargetFunction:
@@ -97,7 +106,7 @@ def locate(source: str, qualname: str) -> TargetFunction:
         tree = ast.parse(source)
     except SyntaxError as error:
         raise TargetNotFound(f"the file does not parse (line {error.lineno}: {error.msg})")
-    node, class_name = find_node(tree, qualname)
+    node, class_name = find_node(source, tree, qualname)
     first = first_line(node)
     end = node.end_lineno or node.lineno
     lines = source.splitlines(keepends=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 import tree_sitter_python
 from tree_sitter import Language, Node, Parser
 
+from selfdebug.instrument.definitions import definitions
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner.results import CollectedItem
 from selfdebug.server.runner.runner import ProjectRunner
@@ -85,11 +86,10 @@ def make_target(project_root: Path, file: Path, qualname: str) -> Target:
     top = parts[0]
     is_class = False
     try:
-        tree = _parser().parse(read_regular(file))
-        for node in tree.root_node.named_children:
-            definition = node.child_by_field_name("definition") or node
-            if _text(definition.child_by_field_name("name")) == top:
-                is_class = definition.type == "class_definition"
+        root = _parser().parse(read_regular(file)).root_node
+        # The last definition of the name is the one the module binds.
+        kinds = [d.node.type for d in definitions(root) if d.path == (top,)]
+        is_class = bool(kinds) and kinds[-1] == "class_definition"
     except OSError:
         pass
     method = parts[-1] if is_class and len(parts) > 1 else None
@@ -221,32 +221,6 @@ def _evidence(
     return evidence
 
 
-def _definitions(root: Node) -> Iterator[tuple[list[str], Node, Node]]:
-    """(class path + name, the def/class node, the node with its decorators) for every def/class
-    at module level or nested in classes."""
-
-    def visit(body: Node, prefix: list[str]) -> Iterator[tuple[list[str], Node, Node]]:
-        for node in body.named_children:
-            definition = (
-                node.child_by_field_name("definition")
-                if node.type == "decorated_definition"
-                else node
-            )
-            if definition is None or definition.type not in (
-                "function_definition",
-                "class_definition",
-            ):
-                continue
-            path = [*prefix, _text(definition.child_by_field_name("name"))]
-            yield path, definition, node
-            if definition.type == "class_definition":
-                inner = definition.child_by_field_name("body")
-                if inner is not None:
-                    yield from visit(inner, path)
-
-    yield from visit(root, [])
-
-
 def _rank_file(path: Path, items: list[CollectedItem], target: Target) -> list[TestCandidate]:
     try:
         source = read_regular(path)
@@ -254,17 +228,18 @@ def _rank_file(path: Path, items: list[CollectedItem], target: Target) -> list[T
         return []
     root = _parser().parse(source).root_node
     bound = _bindings(root, target, same_file=path.resolve() == target.file)
-    definitions = list(_definitions(root))
+    # What pytest can collect: module-level definitions and those nested in classes.
+    collectable = [d for d in definitions(root) if not d.in_function]
     # Helpers and fixtures (non-test functions) that use the target carry evidence to the tests
     # that call them or take them as a fixture argument.
     carriers: dict[str, str] = {}
-    for names, definition, scoped in definitions:
-        name = names[-1]
-        if definition.type == "function_definition" and not name.startswith("test"):
-            found = _evidence(scoped, target, bound, {})
+    for definition in collectable:
+        name = definition.path[-1]
+        if definition.is_function and not name.startswith("test"):
+            found = _evidence(definition.outer, target, bound, {})
             if found.score >= STRONG:
                 carriers[name] = found.reason
-    by_path = {tuple(names): scoped for names, _definition, scoped in definitions}
+    by_path = {d.path: d.outer for d in collectable}  # the last one is what pytest runs
     candidates = []
     for item in items:
         key = tuple(item.domain.split("[", 1)[0].split("."))
