@@ -1,8 +1,9 @@
 """Parsed source: tree-sitter tree over bytes, with the encoding and column conversions.
 
 tree-sitter reads UTF-8; files in other PEP 263 encodings are transcoded for parsing and every
-byte offset is mapped back, so callers always work in the file's own bytes. LSP columns (UTF-16)
-are computed here and nowhere else.
+byte offset is mapped back, so callers always work in the file's own bytes. Editor columns (LSP
+code units: UTF-16 by default, UTF-8 or UTF-32 when negotiated) are counted here and nowhere else:
+`code_units` and `char_index`, which the language server's positions module uses too.
 """
 
 from __future__ import annotations
@@ -34,6 +35,28 @@ def language() -> tree_sitter.Language:
 def parser() -> tree_sitter.Parser:
     """The one Python parser (tree-sitter parsers are reusable; callers share this one)."""
     return tree_sitter.Parser(language())
+
+
+def code_units(text: str, encoding: str = "utf-16") -> int:
+    """How many code units of the editor's position encoding `text` spans (an LSP column)."""
+    if text.isascii() or encoding == "utf-32":
+        return len(text)
+    if encoding == "utf-8":
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def char_index(line: str, units: int, encoding: str = "utf-16") -> int:
+    """The index in `line` of the character at editor column `units`: clamped to the line, and a
+    column inside one character's code units moves past that character."""
+    if line.isascii() or encoding == "utf-32":
+        return min(max(units, 0), len(line))
+    count = 0
+    for index, char in enumerate(line):
+        if count >= units:
+            return index
+        count += code_units(char, encoding)
+    return len(line)
 
 
 def detect_encoding(source: bytes) -> str:
@@ -90,22 +113,14 @@ class ParsedSource:
     def utf16_column(self, row: int, byte_column: int) -> int:
         """0-based row + byte column in the parsed text -> LSP UTF-16 column."""
         start = self.row_start(row)
-        if self.utf8[start : start + byte_column].isascii():
-            return byte_column
-        prefix = self.utf8[start : start + byte_column].decode("utf-8", errors="replace")
-        return len(prefix.encode("utf-16-le")) // 2
+        return code_units(self.utf8[start : start + byte_column].decode("utf-8", "replace"))
 
     def byte_column(self, row: int, utf16_column: int) -> int:
         """0-based row + LSP UTF-16 column -> byte column in the parsed text."""
         start = self.row_start(row)
         end = self.utf8.find(b"\n", start)
         line = self.utf8[start : len(self.utf8) if end < 0 else end].decode("utf-8", "replace")
-        units = 0
-        for index, char in enumerate(line):
-            if units >= utf16_column:
-                return len(line[:index].encode("utf-8"))
-            units += 2 if ord(char) > 0xFFFF else 1
-        return len(line.encode("utf-8"))
+        return len(line[: char_index(line, utf16_column)].encode("utf-8"))
 
     def first_error(self, node: tree_sitter.Node | None = None) -> tree_sitter.Node | None:
         """The innermost ERROR or MISSING node on the first path to an error under `node`.

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsprotocol.types import CodeActionKind
+from lsprotocol.types import CodeActionKind, PositionEncodingKind
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
@@ -93,6 +93,32 @@ def test_positions_count_utf16_units():
     # `    return "héllo 😀 ` : é is 1 unit, 😀 is 2 units (4 bytes)
     assert position.character == line_text.index('" + name') + 1
     assert byte_column(line_text, position.character) == plus - data.rfind(b"\n", 0, plus) - 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "units"),
+    [
+        (PositionEncodingKind.Utf8, [0, 1, 3, 7, 8]),
+        (PositionEncodingKind.Utf16, [0, 1, 2, 4, 5]),
+        (PositionEncodingKind.Utf32, [0, 1, 2, 3, 4]),
+    ],
+)
+def test_one_column_rule_for_every_negotiated_encoding(kind, units):
+    """`a é 😀 b`: the server's positions and the instrumenter's ranges count alike."""
+    from pygls.workspace.position_codec import PositionCodec
+
+    from selfdebug.instrument import locate_function
+
+    line = "aé😀b"
+    data = line.encode("utf-8")
+    codec = PositionCodec(kind)
+    starts = [len(line[:i].encode("utf-8")) for i in range(len(line) + 1)]
+    assert [lsp_position(data, b, codec).character for b in starts] == units
+    assert [byte_column(line, u, codec) for u in units] == starts
+    if kind == PositionEncodingKind.Utf16:
+        source = f"def f():\n    return '{line}'\n".encode()
+        end = locate_function(source, "f").lsp_range.end
+        assert end == type(end)(1, lsp_position(source, len(source) - 1).character)
 
 
 # -- code actions --------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Bridge between tree-sitter's byte offsets and LSP positions (UTF-16 columns by default).
 
-Why here, once: tree-sitter counts bytes, the editor counts code units of the negotiated
-encoding; converting at this one boundary keeps every other module in a single unit.
+Why here: tree-sitter counts bytes, the editor counts code units of the negotiated encoding;
+converting at this one boundary keeps every other LSP module in a single unit. The counting
+itself is `instrument/source.py`'s (`code_units`, `char_index`), which the instrumenter's own
+LSP ranges use too: one rule for what a column is.
 """
 
 from __future__ import annotations
@@ -10,7 +12,15 @@ from lsprotocol.types import Position, PositionEncodingKind, Range
 from pygls.workspace.position_codec import PositionCodec
 from pygls.workspace.text_document import TextDocument
 
+from selfdebug.instrument.source import char_index, code_units
+
 UTF16 = PositionCodec(PositionEncodingKind.Utf16)
+
+
+def _encoding(codec: PositionCodec) -> str:
+    """The negotiated encoding's name ("utf-8", "utf-16", "utf-32")."""
+    kind = codec.encoding or PositionEncodingKind.Utf16
+    return str(getattr(kind, "value", kind))
 
 
 def lsp_position(source: bytes, byte_offset: int, codec: PositionCodec = UTF16) -> Position:
@@ -18,10 +28,7 @@ def lsp_position(source: bytes, byte_offset: int, codec: PositionCodec = UTF16) 
     line = source.count(b"\n", 0, byte_offset)
     line_start = source.rfind(b"\n", 0, byte_offset) + 1
     prefix = source[line_start:byte_offset].decode("utf-8", errors="replace")
-    line_end = source.find(b"\n", byte_offset)
-    text = source[line_start : None if line_end < 0 else line_end].decode("utf-8", "replace")
-    lines = [""] * line + [text]
-    return codec.position_to_client_units(lines, Position(line=line, character=len(prefix)))
+    return Position(line=line, character=code_units(prefix, _encoding(codec)))
 
 
 def lsp_range(source: bytes, start_byte: int, end_byte: int, codec: PositionCodec = UTF16) -> Range:
@@ -37,12 +44,15 @@ def line_range(line0: int) -> Range:
 
 def byte_column(line_text: str, character: int, codec: PositionCodec = UTF16) -> int:
     """Editor column (client units) on `line_text` -> byte column, for tree-sitter."""
-    position = codec.position_from_client_units([line_text], Position(line=0, character=character))
-    return len(line_text[: position.character].encode("utf-8"))
+    index = char_index(line_text.rstrip("\r\n"), character, _encoding(codec))
+    return len(line_text[:index].encode("utf-8"))
 
 
 def utf16_position(document: TextDocument, position: Position) -> tuple[int, int]:
     """(line, UTF-16 column) of a client position, whatever encoding the client negotiated."""
     lines = document.lines
-    server_position = document.position_codec.position_from_client_units(lines, position)
-    return position.line, UTF16.position_to_client_units(lines, server_position).character
+    if position.line >= len(lines):
+        return position.line, 0
+    line = lines[position.line].rstrip("\r\n")
+    index = char_index(line, position.character, _encoding(document.position_codec))
+    return position.line, code_units(line[:index])
