@@ -31,10 +31,16 @@ def language() -> tree_sitter.Language:
     return tree_sitter.Language(tree_sitter_python.language())
 
 
-@lru_cache(maxsize=1)
 def parser() -> tree_sitter.Parser:
-    """The one Python parser (tree-sitter parsers are reusable; callers share this one)."""
-    return tree_sitter.Parser(language())
+    """This thread's Python parser: the one factory (instrumenter, discovery, engine lookups).
+    A tree-sitter parser is reusable but must not parse in two threads at once."""
+    found: tree_sitter.Parser | None = getattr(_parsers, "parser", None)
+    if found is None:
+        found = _parsers.parser = tree_sitter.Parser(language())
+    return found
+
+
+_parsers = threading.local()
 
 
 def code_units(text: str, encoding: str = "utf-16") -> int:
@@ -155,7 +161,7 @@ def parse(source: bytes) -> ParsedSource:
     """Parse `source` (bytes in the file's own encoding). Never raises for syntax errors."""
     if not isinstance(source, bytes):
         raise TypeError("source must be bytes (the file's own encoding)")
-    with _lock:  # one tree-sitter parser, shared: the language server calls from threads
+    with _lock:  # the cache is shared: the language server calls from threads
         cached = _cache.get(source)
         if cached is not None:
             return cached

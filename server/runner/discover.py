@@ -9,16 +9,15 @@ so, or a bare mention. The strongest evidence ranks first.
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import tree_sitter_python
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node
 
 from selfdebug.instrument.definitions import definitions
+from selfdebug.instrument.source import parser
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner.results import CollectedItem
 from selfdebug.server.runner.runner import ProjectRunner
@@ -52,11 +51,6 @@ class Target:
     file: Path
 
 
-@functools.lru_cache(maxsize=1)
-def _parser() -> Parser:
-    return Parser(Language(tree_sitter_python.language()))
-
-
 def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace") if node is not None and node.text else ""
 
@@ -86,7 +80,7 @@ def make_target(project_root: Path, file: Path, qualname: str) -> Target:
     top = parts[0]
     is_class = False
     try:
-        root = _parser().parse(read_regular(file)).root_node
+        root = parser().parse(read_regular(file)).root_node
         # The last definition of the name is the one the module binds.
         kinds = [d.node.type for d in definitions(root) if d.path == (top,)]
         is_class = bool(kinds) and kinds[-1] == "class_definition"
@@ -226,7 +220,7 @@ def _rank_file(path: Path, items: list[CollectedItem], target: Target) -> list[T
         source = read_regular(path)
     except OSError:
         return []
-    root = _parser().parse(source).root_node
+    root = parser().parse(source).root_node
     bound = _bindings(root, target, same_file=path.resolve() == target.file)
     # What pytest can collect: module-level definitions and those nested in classes.
     collectable = [d for d in definitions(root) if not d.in_function]
