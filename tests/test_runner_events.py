@@ -327,3 +327,15 @@ def test_probe_records_of_every_process_reach_the_result(shadow: ShadowCopy) -> 
     assert tally.result(["t.py::a"], isolation="b", probes=True, cancelled=False).tests[
         0
     ].probes == [record]
+
+
+def test_one_rule_says_which_tests_a_requested_node_id_runs():
+    """The engine's "no result" and the runner's "never collected" use this one rule."""
+    from selfdebug.server.runner.results import nodeid_covers
+
+    assert nodeid_covers("t.py::test_a", "t.py::test_a")
+    assert nodeid_covers("t.py::test_a", "t.py::test_a[1-2]")
+    assert nodeid_covers("t.py::TestA", "t.py::TestA::test_b")
+    assert nodeid_covers("t.py", "t.py::test_a")
+    assert not nodeid_covers("t.py::test_a", "t.py::test_ab")
+    assert not nodeid_covers("t.py::test_a[1]", "t.py::test_a")

@@ -54,7 +54,7 @@ from selfdebug.server.engine.types import (
     TestTally,
 )
 from selfdebug.server.engine.vote import Scored, rank
-from selfdebug.server.runner.results import RunResult, TestResult
+from selfdebug.server.runner.results import RunResult, TestResult, nodeid_covers
 
 if TYPE_CHECKING:
     from selfdebug.server.engine.search import SearchStep
@@ -99,9 +99,7 @@ def _tally(run: RunResult | None) -> TestTally | None:
 def _missing(nodeids: list[str], run: RunResult) -> list[str]:
     """Requested ids with no result (a parametrized or file/class id matches its items)."""
     seen = [t.nodeid for t in run.tests]
-    return [
-        n for n in nodeids if not any(s == n or s.startswith((n + "[", n + "::")) for s in seen)
-    ]
+    return [n for n in nodeids if not any(nodeid_covers(n, s) for s in seen)]
 
 
 def _compact(run: RunResult) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from selfdebug.server.runner.results import (
     ProbeRecord,
     RunResult,
     TestResult,
+    nodeid_covers,
     nodeid_file,
 )
 from selfdebug.server.runner.settings import RunnerSettings
@@ -168,9 +169,7 @@ def uncollected(
         return []
     missing = []
     for nodeid in requested:
-        if "::" not in nodeid or any(
-            c == nodeid or c.startswith((nodeid + "[", nodeid + "::")) for c in collected
-        ):
+        if "::" not in nodeid or any(nodeid_covers(nodeid, c) for c in collected):
             continue
         file = nodeid_file(nodeid)
         error = next((e for e in collect_errors if e.nodeid == file), None)

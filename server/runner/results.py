@@ -17,6 +17,14 @@ def nodeid_file(nodeid: str) -> str:
     return nodeid.partition("::")[0]
 
 
+def nodeid_covers(requested: str, nodeid: str) -> bool:
+    """Whether running `requested` runs `nodeid`: the same test, one of its parametrized cases
+    ("t" covers "t[1]") or an item inside the file or class it names ("f.py" covers "f.py::t").
+    The engine (which requested tests got no result) and the runner (which were never collected)
+    must agree on this."""
+    return nodeid == requested or nodeid.startswith((requested + "[", requested + "::"))
+
+
 @dataclass
 class Frame:
     path: str  # absolute path in the USER's tree (not the shadow copy)
