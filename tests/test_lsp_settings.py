@@ -127,6 +127,27 @@ def test_mapping_to_backend_runner_and_request():
     )
 
 
+def test_the_editors_request_is_built_like_the_clis_a_chosen_test_is_not_guarded_twice():
+    """One DebugRequest builder: a whole test file chosen as the test is not also run again as
+    the regression guard (the CLI always dropped it; the editor ran it twice)."""
+    request = debug_request(
+        ServerSettings(),
+        file=Path("/p/a.py"),
+        qualname="f",
+        project_root=Path("/p"),
+        tests=["tests/test_a.py"],
+        wider_tests=["tests/test_a.py", "tests/test_b.py"],
+        mode=None,
+        source_override=None,
+        transcript_path=None,
+    )
+    assert request.wider_tests == ["tests/test_b.py"]
+    from selfdebug.server.engine.request import new_request
+
+    plain = new_request(Path("/p/a.py"), "f", Path("/p"), ["tests/test_a.py"], ["tests/test_a.py"])
+    assert (plain.tests, plain.wider_tests, plain.mode) == (["tests/test_a.py"], [], "auto")
+
+
 def test_settings_scope_is_the_innermost_folder_holding_the_file():
     folders = ["file:///work/proj", "file:///work/proj/sub/"]
     workspace = Workspace(

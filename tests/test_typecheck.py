@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 INJECTED = [
     (
         "server/lsp/settings.py",
-        "    return DebugRequest(\n",
-        "    DebugRequest(mode=42, no_such_field=1)  # injected\n    return DebugRequest(\n",
+        "    return dataclasses.replace(\n",
+        "    dataclasses.replace(request, mode=42, no_such_field=1)  # injected\n"
+        "    return dataclasses.replace(\n",
         ("no_such_field", "mode"),
     ),
     (

@@ -9,6 +9,7 @@ after the session, so the model and the engine never see them.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,16 +144,10 @@ class ProblemProject:
     def debug_request(self, problem: Problem, mode: str, **options: Any) -> DebugRequest:
         """The session request for this project: the visible tests only, through the same
         DebugRequest the CLI and the editor build; `options` are the other DebugRequest fields."""
-        from selfdebug.server.engine.types import DebugRequest
+        from selfdebug.server.engine.request import new_request
 
-        return DebugRequest(
-            file=self.module,
-            qualname=problem.entry_point,
-            project_root=self.root,
-            tests=self.visible_test_ids,
-            mode=mode,  # type: ignore[arg-type]
-            **options,
-        )
+        request = new_request(self.module, problem.entry_point, self.root, self.visible_test_ids)
+        return dataclasses.replace(request, mode=mode, **options)  # type: ignore[arg-type]
 
 
 def write_project(

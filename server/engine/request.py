@@ -3,6 +3,7 @@ and the benchmark so that "which tests" and "which project" are decided in one p
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,26 @@ def resolve_tests(
     return nodeids
 
 
+def new_request(
+    file: Path,
+    qualname: str,
+    project_root: Path,
+    tests: list[str],
+    wider_tests: list[str] | None = None,
+) -> DebugRequest:
+    """The one constructor of a DebugRequest once the tests are known, for the CLI
+    (`build_request`), the editor (lsp/settings.py) and the benchmark: the regression guard never
+    repeats a chosen test. Callers set the other fields with `dataclasses.replace`, which mypy
+    checks field by field."""
+    return DebugRequest(
+        file=file,
+        qualname=qualname,
+        project_root=project_root,
+        tests=list(tests),
+        wider_tests=[t for t in wider_tests or [] if t not in tests],
+    )
+
+
 def build_request(
     file: Path | str,
     qualname: str,
@@ -101,11 +122,5 @@ def build_request(
         wider = default_wider_tests(chosen)
     else:
         wider = [normalize_nodeid(t, project_root, cwd) for t in wider_tests]
-    return DebugRequest(
-        file=path,
-        qualname=qualname,
-        project_root=Path(project_root).resolve(),
-        tests=chosen,
-        wider_tests=[t for t in wider if t not in chosen],
-        **options,
-    )
+    request = new_request(path, qualname, Path(project_root).resolve(), chosen, wider)
+    return dataclasses.replace(request, **options)

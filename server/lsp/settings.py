@@ -8,6 +8,7 @@ server. A bad value never blocks the user: it is reported as a problem and its d
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast, get_args, get_origin
@@ -16,6 +17,7 @@ import attrs
 import cattrs
 
 from selfdebug.server.backends.settings import BackendSettings
+from selfdebug.server.engine.request import new_request
 from selfdebug.server.engine.types import DebugRequest, Mode
 
 if TYPE_CHECKING:
@@ -232,12 +234,9 @@ def debug_request(
 ) -> DebugRequest:
     """The session's request. `mode` is the command's own (None: the `mode` setting, applied
     here and only here, from the settings fetched as the session starts)."""
-    return DebugRequest(
-        file=file,
-        qualname=qualname,
-        project_root=project_root,
-        tests=tests,
-        wider_tests=wider_tests,
+    request = new_request(file, qualname, project_root, tests, wider_tests)
+    return dataclasses.replace(
+        request,
         mode=mode or settings.mode,
         max_turns=settings.max_turns,
         samples=settings.samples,
