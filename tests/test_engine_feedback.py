@@ -12,7 +12,7 @@ import pytest
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.context_fit import fit_prompt
-from selfdebug.server.engine.feedback import clip_middle, describe_failures
+from selfdebug.server.engine.feedback import clip_middle, describe_failure, describe_failures
 from selfdebug.server.engine.prompting import PromptLibrary, PromptVars
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
@@ -268,3 +268,24 @@ def test_one_lookup_finds_tests_and_targets_inside_blocks(tmp_path):
     instrumenter = locate_function(source.encode(), "TestShop.helper")
     assert (engine.start_line, engine.def_line, engine.class_name) == (3, 4, "TestShop")
     assert (instrumenter.start_line, instrumenter.def_line) == (3, 4)
+
+
+@pytest.mark.parametrize(
+    ("fields", "detail"),
+    [
+        ({"assert_left": "3", "assert_right": "2", "assert_op": "<"}, "assert 3 < 2 is false"),
+        ({"exc_type": "ValueError", "message": "bad input"}, "ValueError: bad input"),
+        ({"outcome": "timeout"}, "timed out"),
+    ],
+)
+def test_the_model_and_the_editor_read_the_same_failure_words(fields, detail):
+    """One wording (runner/results.failure_detail) for the prompt and the diagnostics."""
+    from selfdebug.server.lsp.diagnostics import failure_message
+    from selfdebug.server.runner.results import TestResult
+
+    test = TestResult(**{"nodeid": "t.py::test_f", "outcome": "failed", **fields})
+    target = locate("def f():\n    return 3\n", "f")
+    for_model = describe_failure(test, target, Path("/nowhere/f.py")).splitlines()[0]
+    for_editor = failure_message(test)
+    assert for_model.startswith(f"{test.outcome.upper()} t.py::test_f: {detail}")
+    assert for_editor.startswith("t.py::test_f") and for_editor.endswith(detail)

@@ -12,10 +12,16 @@ import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from selfdebug.server.engine.target import TargetFunction, find_definition_node, first_line
-from selfdebug.server.runner.results import Frame, ProbeRecord, RunResult, TestResult
+from selfdebug.server.runner.results import (
+    Frame,
+    ProbeRecord,
+    RunResult,
+    TestResult,
+    failure_detail,
+)
 
 FIELD_CHARS = 300  # one value (left/right of an assertion, an exception message)
 FAILURE_CHARS = 900  # one failing test, all told
@@ -264,7 +270,7 @@ def describe_failure(test: TestResult, target: TargetFunction, target_file: Path
     parametrized case, or the exception and the line of the function that raised it."""
     head = f"{test.outcome.upper()} {test.nodeid}"
     if test.outcome == "timeout":
-        return f"{head}: did not finish in time (an endless loop or a very slow path?)"
+        return f"{head}: {failure_detail(test)} (an endless loop or a very slow path?)"
     frame = _test_frame(test, target_file)
     assertion_text = frame.code if frame is not None and frame.code.startswith("assert") else ""
     parsed = _read_tree(frame.path) if frame is not None else None
@@ -287,22 +293,17 @@ def describe_failure(test: TestResult, target: TargetFunction, target_file: Path
         if parameters:
             extra.append(f"parameters: {parameters}")
     if test.assert_left is not None and test.assert_right is not None:
-        left = _clip(test.assert_left, FIELD_CHARS)
-        right = _clip(test.assert_right, FIELD_CHARS)
-        where = f"`{assertion_text}` " if assertion_text else ""
         side = _actual_side(assertion, function, target.name) if assertion is not None else ""
-        if (test.assert_op or "==") == "==" and side:
-            got, expected = (left, right) if side == "left" else (right, left)
-            text = f"{head}: {where}got {got}, expected {expected}"
-        else:
-            text = (
-                f"{head}: {where}failed: left side {left}, right side {right} "
-                f"(operator {test.assert_op or '=='})"
-            )
-        return _clip("\n".join([text, *(f"  {line}" for line in extra)]), FAILURE_CHARS)
-    text = f"{head}: {test.exc_type or 'error'}"
-    if test.message:
-        text += f": {_clip(test.message, FIELD_CHARS)}"
+        known: Literal["left", "right"] | None = (
+            ("left" if side == "left" else "right") if side else None
+        )
+        detail = failure_detail(test, known, lambda value: _clip(value, FIELD_CHARS))
+        if known and (test.assert_op or "==") == "==":  # "`assert f(3) == 6` got 3, expected 6"
+            text = f"{head}: `{assertion_text}` {detail}" if assertion_text else f"{head}: {detail}"
+            return _clip("\n".join([text, *(f"  {line}" for line in extra)]), FAILURE_CHARS)
+        text = f"{head}: {detail}"
+    else:
+        text = f"{head}: {failure_detail(test, clip=lambda value: _clip(value, FIELD_CHARS))}"
     if assertion_text:
         text += f"\n  at `{assertion_text}`"
     elif frame is not None and frame.code:

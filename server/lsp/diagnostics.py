@@ -23,7 +23,13 @@ from pygls.uris import from_fs_path
 from selfdebug.server.engine.localize import SuspiciousLine
 from selfdebug.server.lsp.failure_evidence import evidence_lines
 from selfdebug.server.lsp.positions import line_range
-from selfdebug.server.runner.results import Frame, RunResult, TestResult, nodeid_file
+from selfdebug.server.runner.results import (
+    Frame,
+    RunResult,
+    TestResult,
+    failure_detail,
+    nodeid_file,
+)
 
 SOURCE = "selfdebug"
 MAX_PER_FUNCTION = 20  # a function with 500 failing tests needs a summary, not 500 squiggles
@@ -53,18 +59,14 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def failure_message(test: TestResult) -> str:
-    """One line a user can act on: which test, and expected vs actual when pytest knew them."""
-    if test.outcome == "timeout":
-        return f"{test.nodeid} timed out"
-    if test.assert_left is not None and test.assert_right is not None:
-        if test.assert_op in (None, "=="):
-            detail = f"got {test.assert_left}, expected {test.assert_right}"
-        else:
-            detail = f"assert {test.assert_left} {test.assert_op} {test.assert_right} is false"
-    else:
-        first_line = (test.message or "").strip().splitlines()[:1]
-        detail = ": ".join(filter(None, [test.exc_type, *first_line])) or test.outcome
-    return f"{test.nodeid} failed: {detail}"
+    """One line a user can act on: which test, and expected vs actual when pytest knew them (the
+    model reads the same words: runner/results.failure_detail)."""
+    detail = failure_detail(test).splitlines()[0]
+    return (
+        f"{test.nodeid} {detail}"
+        if test.outcome == "timeout"
+        else f"{test.nodeid} failed: {detail}"
+    )
 
 
 def lsp_diagnostics(

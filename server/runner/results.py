@@ -5,6 +5,7 @@ Paths in `Frame` are already mapped back from the shadow copy to the user's file
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -125,3 +126,25 @@ class CollectResult:
     errors: list[CollectError]
     isolation: str
     error: str = ""  # run-level problem (interpreter without pytest, killed, usage error)
+
+
+def failure_detail(
+    test: TestResult,
+    actual: Literal["left", "right"] | None = "left",
+    clip: Callable[[str], str] = str.strip,
+) -> str:
+    """What went wrong in one test, in the words the model's prompt and the editor's diagnostics
+    share: "timed out", "got 3, expected 2", "assert 3 < 2 is false", "ValueError: bad input".
+
+    `actual` is the side of an `==` assertion that holds what the function returned (None when
+    the caller cannot tell: then no side is called "got"); `clip` shortens each value."""
+    if test.outcome == "timeout":
+        return "timed out"
+    if test.assert_left is not None and test.assert_right is not None:
+        left, right, op = clip(test.assert_left), clip(test.assert_right), test.assert_op or "=="
+        if op == "==" and actual is not None:
+            got, expected = (left, right) if actual == "left" else (right, left)
+            return f"got {got}, expected {expected}"
+        return f"assert {left} {op} {right} is false"
+    message = clip(test.message or "") if (test.message or "").strip() else ""
+    return ": ".join(filter(None, [test.exc_type, message])) or test.outcome
