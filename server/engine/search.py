@@ -26,7 +26,7 @@ from selfdebug.server.engine.candidate import Candidate, program_key
 from selfdebug.server.engine.localize import Localization, SuspiciousLine, rank_lines
 from selfdebug.server.engine.mutate import Edit, generate_edits
 from selfdebug.server.engine.target import TargetFunction
-from selfdebug.server.runner.results import RunResult
+from selfdebug.server.runner.results import RunResult, nodeid_covers
 from selfdebug.server.runner.search_runner import (
     CandidateCode,
     CoverageRun,
@@ -340,7 +340,8 @@ def _all_lines(target: TargetFunction) -> list[SuspiciousLine]:
 
 
 def _id_in(nodeid: str, wanted: set[str]) -> bool:
-    return nodeid in wanted or any(nodeid.startswith((w + "[", w + "::")) for w in wanted)
+    """Whether one of the requested ids runs `nodeid` (the runner's rule, `nodeid_covers`)."""
+    return any(nodeid_covers(requested, nodeid) for requested in wanted)
 
 
 def _left(deadline: float | None) -> float | None:
