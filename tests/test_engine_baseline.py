@@ -4,27 +4,21 @@ instead of running the tests a second time. Scripted model, REAL runner."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers.sumproj import ONE, THREE, ZERO, copy_project
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, DebugResult, Progress, run_session
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
-FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "sumproj"
-THREE = "check_calc.py::test_sum_to_three"
-ONE = "check_calc.py::test_sum_to_one"
-ZERO = "check_calc.py::test_sum_to_zero"
 GOOD = "def sum_to(n):\n    return sum(range(1, n + 1))\n"
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("baseline") / "sumproj"
-    shutil.copytree(FIXTURE, root)
-    return root
+    return copy_project(tmp_path_factory, "baseline")
 
 
 @pytest.fixture(scope="module")

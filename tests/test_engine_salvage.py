@@ -6,25 +6,21 @@ code only, with a larger budget. Pure checks on real source, then sessions on th
 from __future__ import annotations
 
 import ast
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers.sumproj import FIXTURE, copy_project, make_request, prompt_text
 
 from selfdebug.instrument import validate_model_prints
 from selfdebug.server.backends.scripted import ScriptedBackend
-from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine import run_session
 from selfdebug.server.engine.candidate import check_candidate
 from selfdebug.server.engine.modes import STEP_MAX_TOKENS
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
-FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "sumproj"
 SOURCE = (FIXTURE / "calc.py").read_text()
-THREE = "check_calc.py::test_sum_to_three"
-ONE = "check_calc.py::test_sum_to_one"
-COUNTER = "check_calc.py::test_counter_add_all"
 GOOD = (
     "def sum_to(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n"
     "    return total\n"
@@ -188,33 +184,14 @@ def test_print_version_is_validated_by_syntax_ignoring_docstring_and_comments():
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("salvage") / "sumproj"
-    shutil.copytree(FIXTURE, root)
-    return root
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_project(tmp_path_factory, "salvage")
 
 
 @pytest.fixture(scope="module")
 def runner(project):
     with ProjectRunner(project, RunnerSettings(test_timeout_s=10)) as shared:
         yield shared
-
-
-def make_request(project: Path, **changes) -> DebugRequest:
-    values = dict(
-        file=project / "calc.py",
-        qualname="sum_to",
-        project_root=project,
-        tests=[THREE, ONE],
-        mode="ut",
-    )
-    values.update(changes)
-    return DebugRequest(**values)
-
-
-def prompt_text(backend: ScriptedBackend, index: int) -> str:
-    request = backend.requests[index]
-    return request.prompt or "\n".join(m["content"] for m in request.messages or [])
 
 
 def test_a_reply_with_a_helper_and_usage_fixes_in_the_first_turn(project, runner):

@@ -4,24 +4,24 @@ the vote, the transcript, and that the user's file is never written."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers.sumproj import (
+    COUNTER,
+    NEGATIVE,
+    ZERO,
+    copy_project,
+    make_request,
+    prompt_text,
+)
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine import run_session
 from selfdebug.server.engine.session import REGRESSION_NOTE
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
-
-FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "sumproj"
-THREE = "check_calc.py::test_sum_to_three"
-ONE = "check_calc.py::test_sum_to_one"
-ZERO = "check_calc.py::test_sum_to_zero"
-NEGATIVE = "check_calc.py::test_sum_to_negative"
-COUNTER = "check_calc.py::test_counter_add_all"
 
 BUGGY = (
     "def sum_to(n):\n    total = 0\n    for i in range(1, n):\n        total += i\n"
@@ -39,35 +39,14 @@ def reply(code: str, bug: str = "the range stops one number early.") -> str:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("engine") / "sumproj"
-    shutil.copytree(FIXTURE, root)
-    return root
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_project(tmp_path_factory, "engine")
 
 
 @pytest.fixture(scope="module")
 def runner(project):
     with ProjectRunner(project, RunnerSettings(test_timeout_s=10)) as shared:
         yield shared
-
-
-def make_request(project: Path, **changes) -> DebugRequest:
-    values = dict(
-        file=project / "calc.py",
-        qualname="sum_to",
-        project_root=project,
-        tests=[THREE, ONE],
-        mode="ut",
-    )
-    values.update(changes)
-    return DebugRequest(**values)
-
-
-def prompt_text(backend: ScriptedBackend, index: int) -> str:
-    request = backend.requests[index]
-    if request.prompt is not None:
-        return request.prompt
-    return "\n".join(m["content"] for m in request.messages or [])
 
 
 def test_ut_fix_with_evidence_diff_and_untouched_file(project, runner, tmp_path):

@@ -6,21 +6,15 @@ through the regression guard, the guard names what broke, and `auto` follows its
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers.sumproj import NEGATIVE, ONE, THREE, ZERO, copy_project, make_request
 
 from selfdebug.server.backends.scripted import ScriptedBackend
-from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine import run_session
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
-
-FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "sumproj"
-THREE = "check_calc.py::test_sum_to_three"
-ONE = "check_calc.py::test_sum_to_one"
-ZERO = "check_calc.py::test_sum_to_zero"
-NEGATIVE = "check_calc.py::test_sum_to_negative"
 
 GOOD = (
     "def sum_to(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n"
@@ -41,28 +35,14 @@ def reply(code: str, bug: str = "the range is wrong.") -> str:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("turns") / "sumproj"
-    shutil.copytree(FIXTURE, root)
-    return root
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_project(tmp_path_factory, "turns")
 
 
 @pytest.fixture(scope="module")
 def runner(project):
     with ProjectRunner(project, RunnerSettings(test_timeout_s=10)) as shared:
         yield shared
-
-
-def make_request(project: Path, **changes) -> DebugRequest:
-    values = dict(
-        file=project / "calc.py",
-        qualname="sum_to",
-        project_root=project,
-        tests=[THREE, ONE],
-        mode="ut",
-    )
-    values.update(changes)
-    return DebugRequest(**values)
 
 
 def prompts(backend: ScriptedBackend) -> list[str]:

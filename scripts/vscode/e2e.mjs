@@ -190,6 +190,9 @@ function writeUserSettings(interpreter) {
         'files.autoSave': 'off', // the desktop default (the web workbench saves after a delay)
         'selfdebug.interpreter': interpreter,
         'selfdebug.trace.server': 'messages', // the protocol in the extension's log, for failures
+        // The model's review flow: `auto` tries the edit search first, which fixes this
+        // one-token bug (`len(xs) + 1`) with no model call and no explanation to show.
+        'selfdebug.mode': 'ut',
     };
     writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 }
