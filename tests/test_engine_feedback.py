@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.sumproj import prompt_text
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
@@ -142,7 +143,7 @@ def test_session_prompt_carries_the_true_values(project, runner):
     )
     result = run_session(request, backend, runner=runner)
     assert result.stop_reason == "passed"
-    prompt = "\n".join(m["content"] for m in backend.requests[0].messages or [])
+    prompt = prompt_text(backend, 0)
     assert "got 3, expected 2.5" in prompt and "median([1, 2, 3, 4]) returned 3" in prompt
 
 
@@ -189,7 +190,7 @@ def test_session_prompt_is_trimmed_to_the_backends_context(project, runner, tmp_
         )
 
     def sent(backend: ScriptedBackend) -> str:
-        return "\n".join(m["content"] for m in backend.requests[0].messages or [])
+        return prompt_text(backend, 0)
 
     wide = ScriptedBackend([f"```python\n{GOOD}```\n"])
     run_session(request(tmp_path / "wide.jsonl"), wide, runner=runner)

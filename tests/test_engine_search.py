@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.sumproj import prompt_text
 from lsprotocol.types import DiagnosticSeverity
 
 from selfdebug.server.backends.scripted import ScriptedBackend
@@ -301,7 +302,7 @@ def test_auto_asks_the_model_with_the_suspicious_lines_when_no_edit_survives(pro
     backend = ScriptedBackend([f"Bug: the comparison.\n```python\n{good}```\n"])
     result = run_session(request(project, mode="auto", max_turns=1), backend, runner=runner)
     assert len(backend.requests) == 1
-    prompt = "\n".join(m["content"] for m in backend.requests[0].messages or [])
+    prompt = prompt_text(backend, 0)
     assert "lines most likely at fault: " in prompt
     assert result.success and result.found_by == ""
 

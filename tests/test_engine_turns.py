@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.sumproj import NEGATIVE, ONE, THREE, ZERO, copy_project, make_request
+from helpers.sumproj import NEGATIVE, ONE, THREE, ZERO, copy_project, make_request, prompt_text
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import run_session
@@ -46,10 +46,7 @@ def runner(project):
 
 
 def prompts(backend: ScriptedBackend) -> list[str]:
-    return [
-        r.prompt if r.prompt is not None else "\n".join(m["content"] for m in r.messages or [])
-        for r in backend.requests
-    ]
+    return [prompt_text(backend, index) for index in range(len(backend.requests))]
 
 
 # -- item 1: memory ----------------------------------------------------------------------------
