@@ -21,7 +21,7 @@ from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.localize import SuspiciousLine, rank_lines
 from selfdebug.server.engine.mutate import generate_edits
-from selfdebug.server.engine.search import localize
+from selfdebug.server.engine.search import behaviour_key, localize
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.lsp.diagnostics import DiagnosticStore, FunctionSpan, suspicious_diagnostics
@@ -346,3 +346,85 @@ def test_edits_that_make_degenerate_code_are_not_tried():
     assert "if mid < mid:" not in after and "if hi < hi:" not in after  # compared with itself
     assert "return g(mid, mid)" not in after and "return g(lo, lo)" not in after
     assert "if mid <= hi:" in after and "return g(lo, mid + 1)" in after  # the rest still come
+
+
+# -- overfitting: edits the tests cannot choose between --
+# `>` should be `>=`; with one test case, `kept = 1` and `kept += 2` make it pass too.
+COUNT = """def count_at_least(values, limit):
+    kept = 0
+    for x in values:
+        if x > limit:
+            kept += 1
+    return kept
+"""
+COUNT_TESTS = """from count import count_at_least
+
+
+def test_two_at_least_two():
+    assert count_at_least([1, 2, 3], 2) == 2
+"""
+
+
+@pytest.fixture()
+def count_project(tmp_path) -> Path:
+    root = tmp_path / "countproj"
+    root.mkdir()
+    (root / "count.py").write_text(COUNT, encoding="utf-8")
+    (root / "test_count.py").write_text(COUNT_TESTS, encoding="utf-8")
+    return root
+
+
+def count_request(root: Path, **changes) -> DebugRequest:
+    values = dict(
+        file=root / "count.py",
+        qualname="count_at_least",
+        project_root=root,
+        tests=["test_count.py::test_two_at_least_two"],
+        mode="search",
+    )
+    values.update(changes)
+    return DebugRequest(**values)
+
+
+def test_search_proposes_nothing_when_edits_at_several_lines_pass(count_project, tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    result = run_session(
+        count_request(count_project, transcript_path=transcript), ScriptedBackend(["never asked"])
+    )
+    assert not result.success and result.fixed_file is None
+    warning = next(w for w in result.warnings if w.startswith("edit search: "))
+    assert "`>` -> `>=`" in warning and "`0` -> `1`" in warning
+    assert "none is proposed" in warning
+    ambiguous = next(r for r in read_transcript(transcript) if r["event"] == "search_ambiguous")
+    assert {2, 4} <= set(ambiguous["lines"])
+    assert (count_project / "count.py").read_text() == COUNT
+
+
+def test_auto_hands_the_undecided_edits_to_the_model(count_project):
+    good = COUNT.replace("x > limit", "x >= limit")
+    backend = ScriptedBackend([f"Bug: `>` drops the limit itself.\n```python\n{good}```\n"])
+    result = run_session(count_request(count_project, mode="auto", max_turns=1), backend)
+    assert len(backend.requests) == 1
+    prompt = prompt_text(backend, 0)
+    assert "A search over small edits found " in prompt and "`>` -> `>=`" in prompt
+    assert result.success and result.found_by == "" and "x >= limit" in result.fixed_file
+
+
+def test_a_negated_comparison_is_tried_once_as_the_operator_swap():
+    code = (
+        "def f(a, b):\n    if a is b:\n        return 1\n    while a < b and b:\n        a += 1\n"
+    )
+    edits = generate_edits(code, 1, {2: 0, 4: 1}, limit=1000)
+    described = {(e.line, e.before, e.after) for e in edits}
+    assert (2, "is", "is not") in described
+    assert not any(e.after.startswith("not (a is b") for e in edits)
+    assert (4, "a < b and b", "not (a < b and b)") in described  # a compound one is negated
+
+
+def test_edits_that_make_one_program_are_one_answer():
+    one = "def f(s):\n    return 1 + f(s[1:])\n"
+    same = [one.replace("1 + f", "1 * f"), one.replace("1 + f", "0 + f"), one.replace("1 + ", "")]
+    assert len({behaviour_key(code) for code in same}) == 1
+    assert behaviour_key(one) != behaviour_key(same[0])
+    minus_zero, plain = "def f(x):\n    return x - 0\n", "def f(x):\n    return x\n"
+    assert behaviour_key(minus_zero) == behaviour_key(plain)

@@ -335,7 +335,8 @@ def run_repair(
     report = build_report(outcomes, config.modes, record)
     report["coverage"] = {"done": len(outcomes), "planned": len(problems) * len(config.modes)}
     try:
-        report["plot"] = str(plot_fixes_by_turn(report, config.out / PLOT_FILE))
+        plot_fixes_by_turn(report, config.out / PLOT_FILE)
+        report["plot"] = PLOT_FILE  # beside the report: no path of this machine in it
     except ImportError:  # matplotlib is the optional `bench` extra; the numbers stand without it
         report["plot"] = "unavailable: matplotlib is not installed (pip install 'selfdebug[bench]')"
     (config.out / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
@@ -485,7 +486,9 @@ def main(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         print(render_markdown(report))
-        print(f"results: {config.out / RESULTS_FILE}; plot: {report['plot']}")
+        plot = config.out / report["plot"]
+        shown = plot if plot.exists() else report["plot"]
+        print(f"results: {config.out / RESULTS_FILE}; plot: {shown}")
     errors = sum(s["harness_errors"] for s in report["modes"].values())
     return 1 if errors else 0
 

@@ -319,7 +319,10 @@ def _negated_condition(
 ) -> Iterator[Change]:
     start, end = text.span(node.test)
     negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
-    if not negated and not isinstance(node.test, ast.Constant):
+    # `not (a < b)` is the operator swap `a >= b` (`is`/`is not`, `==`/`!=`, `in`/`not in`
+    # alike), which `_compare_changes` already makes: one program, tried and counted once.
+    single_comparison = isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
+    if not negated and not single_comparison and not isinstance(node.test, ast.Constant):
         yield 1, "condition", start, end, f"not {_wrap(text.of(node.test), node.test)}"
 
 

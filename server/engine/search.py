@@ -9,12 +9,16 @@ Steps (each a plain function, so the session, the benchmark and the tests call t
   time budget and cancel stop a batch at once, by killing its process);
 - `rank_survivors`: edits that pass every chosen test, ranked by wider tests passed, then edit
   size, then agreement with the model's candidates, then line rank;
+- `disagreement`: survivors that are different programs at different lines mean the tests
+  cannot tell where the bug is (the classic overfitting of such a search): nothing is proposed
+  on that evidence, the survivors are shown to the user and the model instead;
 - `search_step`: all of it for a session; the winner is run once more the normal way (a fresh
   pytest process, chosen and wider tests) so that its evidence is what every fix is judged by.
 """
 
 from __future__ import annotations
 
+import ast
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +98,15 @@ class SearchStep:
     coverage: CoverageRun | None = None
     search: SearchResult | None = None
     fix: VerifiedFix | None = None
+    ambiguous: list[Survivor] = field(default_factory=list)  # see `disagreement`
+
+    def ambiguity_note(self, k: int = 3) -> str:
+        """For the user and the model: the edits the tests could not choose between."""
+        if not self.ambiguous:
+            return ""
+        shown = "; ".join(s.edit.describe() for s in self.ambiguous[:k])
+        more = f" and {len(self.ambiguous) - k} more" if len(self.ambiguous) > k else ""
+        return f"{len(self.ambiguous)} different small edits make the tests pass: {shown}{more}"
 
 
 ProgressFn = Callable[[str, float], None]
@@ -243,6 +256,50 @@ def rank_survivors(
     return survivors
 
 
+def disagreement(survivors: Sequence[Survivor]) -> list[Survivor]:
+    """The distinct programs among the survivors that keep the wider tests (best first) when
+    they sit at more than one line; [] when the tests point at one line.
+
+    Measured on QuixBugs dev (visible tests: one or two cases): of 13 plausible search fixes, 5
+    failed hidden tests; 2 of those 5 had survivors at several lines, 1 of the 8 right ones did.
+    Survivors at one line agree on where the bug is; the smallest edit there is taken."""
+    distinct: dict[str, Survivor] = {}
+    for survivor in survivors:
+        if not survivor.breaks_wider:
+            distinct.setdefault(behaviour_key(survivor.edit.code), survivor)
+    found = list(distinct.values())
+    return found if len({s.edit.line for s in found}) > 1 else []
+
+
+def behaviour_key(code: str) -> str:
+    """`program_key` after the arithmetic identities (`1 * x`, `x + 0`, `x - 0`): the edits
+    `1 + f(x)` -> `1 * f(x)`, `1` -> `0` and dropping `1 +` make one program, not three."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return program_key(code)
+    return program_key(ast.unparse(_Identities().visit(tree)))
+
+
+class _Identities(ast.NodeTransformer):
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        self.generic_visit(node)
+        left, right = node.left, node.right
+        if isinstance(node.op, ast.Add | ast.Sub) and _is_number(right, 0):
+            return left
+        if isinstance(node.op, ast.Add) and _is_number(left, 0):
+            return right
+        if isinstance(node.op, ast.Mult) and _is_number(right, 1):
+            return left
+        if isinstance(node.op, ast.Mult) and _is_number(left, 1):
+            return right
+        return node
+
+
+def _is_number(node: ast.expr, value: int) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == value
+
+
 # -- for a session --
 @dataclass
 class SearchContext:
@@ -326,6 +383,14 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     )
     if stop == "cancelled":
         raise Cancelled(context.cancel.reason or "cancelled")
+    step.ambiguous = disagreement(survivors)
+    if step.ambiguous:
+        context.event(
+            "search_ambiguous",
+            lines=sorted({s.edit.line for s in step.ambiguous}),
+            edits=[s.edit.describe() for s in step.ambiguous[:10]],
+        )
+        return step
     for survivor in [s for s in survivors if not s.breaks_wider][:3]:
         step.fix = _verify(context, survivor.edit)
         if step.fix is not None:

@@ -404,6 +404,7 @@ class Session:
             history=self.attempts.recent(),
             repeat_note=self.repeat_note,
             suspicious=self._suspicious_prompt(),
+            search_hint=self.search_step.ambiguity_note() if self.search_step else "",
             turn=self.turn,
             max_turns=self.request.max_turns,
             **extra,
@@ -689,6 +690,11 @@ class Session:
             self.mode = "search"  # the mode that found it (auto's model plan never ran)
             return "passed"
         self._check()  # cancelled, or the search spent the time budget
+        if self.search_step.ambiguous:
+            self.warnings.append(
+                f"edit search: {self.search_step.ambiguity_note()}; the tests cannot tell which"
+                " is right, so none is proposed (a test that tells them apart would decide)"
+            )
         return "no_improvement" if request.mode == "search" else None
 
     def _suspicious_prompt(self) -> str:
