@@ -32,7 +32,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=120.0,
         metavar="SECONDS",
-        help="give up on one model call after this long (default 120; raise it on a slow CPU)",
+        help="let one model call take at least this long (default 120); once a call has been"
+        " timed, a call the measured speed says needs more gets twice its expected time",
     )
 
 

@@ -38,9 +38,12 @@ class ScriptedBackend:
         *,
         finish_reasons: list[str] | None = None,
         context_tokens: int | None = None,
+        speed: tuple[float, float] | None = None,
     ) -> None:
         """`finish_reasons`: one per reply ("length" plays a reply cut at max_tokens; "stop"
-        when missing). `context_tokens`: the context window the engine should fit prompts in."""
+        when missing). `context_tokens`: the context window the engine should fit prompts in.
+        `speed`: (prompt, generation) tokens/s the calls report, playing a machine that slow
+        without waiting."""
         if not replies:
             raise BackendConfigError("the scripted backend needs at least one reply")
         self.name = "scripted"
@@ -51,6 +54,7 @@ class ScriptedBackend:
         self._delay_s = delay_s
         self._finish_reasons = list(finish_reasons or [])
         self.context_tokens = context_tokens
+        self._speed = speed
         self._lock = threading.Lock()
 
     @classmethod
@@ -90,11 +94,18 @@ class ScriptedBackend:
         if on_text is not None:
             on_text(texts[0])
         prompt_text = request.prompt or "".join(m["content"] for m in request.messages or [])
+        prompt_tokens = len(prompt_text.split())
+        completion_tokens = sum(len(t.split()) for t in texts)
+        seconds, prompt_seconds = time.monotonic() - started, 0.0
+        if self._speed is not None:
+            prompt_seconds = prompt_tokens / self._speed[0]
+            seconds = prompt_seconds + completion_tokens / self._speed[1]
         completion = Completion(
             texts=texts,
-            prompt_tokens=len(prompt_text.split()),
-            completion_tokens=sum(len(t.split()) for t in texts),
-            seconds=time.monotonic() - started,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            seconds=seconds,
+            prompt_seconds=prompt_seconds,
             finish_reasons=reasons,
             model="scripted",
         )

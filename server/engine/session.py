@@ -29,8 +29,15 @@ from selfdebug.server.backends.base import (
 )
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback
+from selfdebug.server.engine.call_deadline import SpeedMeter, call_deadline
 from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
-from selfdebug.server.engine.context_fit import context_window, fit_variables, token_counter
+from selfdebug.server.engine.context_fit import (
+    CHARS_PER_TOKEN,
+    context_window,
+    fit_variables,
+    prompt_text,
+    token_counter,
+)
 from selfdebug.server.engine.diffing import unified_diff
 from selfdebug.server.engine.history import AttemptLog
 from selfdebug.server.engine.modes import (
@@ -206,6 +213,7 @@ class Session:
         self.started = started
         self.prompts = PromptLibrary(request.prompts_dir)
         self.usage = Usage()
+        self.speed = SpeedMeter()  # per-call deadlines scale with it (call_deadline.py)
         self.file = Path(request.file).resolve()
         self.label = _label(request)
         self.turn = 0
@@ -332,16 +340,12 @@ class Session:
         self, step: str, variables: PromptVars, n: int = 1, max_tokens: int | None = None
     ) -> tuple[RenderedPrompt, Completion]:
         self._check()
-        remaining = self._remaining_s()
-        deadline = self.request.model_call_deadline_s
-        if remaining is not None:  # never past the session's own time budget
-            deadline = max(1.0, min(remaining, deadline))
         if max_tokens is None:
             max_tokens = self.request.max_tokens or STEP_MAX_TOKENS[step]
         if self.request.token_budget is not None:  # do not overshoot the budget by much
             used = self.usage.prompt_tokens + self.usage.completion_tokens
             max_tokens = max(16, min(max_tokens, self.request.token_budget - used))
-        variables, trimmed, _tokens = fit_variables(
+        variables, trimmed, prompt_tokens = fit_variables(
             lambda v: self.prompts.render(step, self.backend.prompt_form, v),
             variables,
             window=context_window(self.backend),
@@ -351,6 +355,14 @@ class Session:
         if trimmed:
             self.record("prompt_trimmed", step=step, trimmed=trimmed)
         rendered, repeated = self._render_new(step, variables)
+        if not prompt_tokens:  # not counted (it fits clearly): an estimate is enough here
+            prompt_tokens = len(prompt_text(rendered)) // CHARS_PER_TOKEN + 1
+        deadline = call_deadline(
+            self.request.model_call_deadline_s, prompt_tokens, max_tokens, self.speed.speed
+        )
+        remaining = self._remaining_s()
+        if remaining is not None:  # never past the session's own time budget
+            deadline = max(1.0, min(remaining, deadline))
         temperature, seed = 0.0, 0  # greedy: the most likely fix first
         if n > 1:
             temperature = self.request.temperature
@@ -363,6 +375,7 @@ class Session:
         )
         completion = self.backend.complete(request, cancel=self.cancel)
         self.usage.add(completion)
+        self.speed.observe(completion)
         self.record(
             "model_call",
             step=step,
@@ -372,6 +385,7 @@ class Session:
             messages=rendered.messages,
             stop=rendered.stop,
             max_tokens=request.max_tokens,
+            deadline_s=round(request.deadline_s, 1),
             temperature=request.temperature,
             seed=request.seed,
             repeated_prompt=repeated,
