@@ -17,6 +17,7 @@ BENCHMARKS: dict[str, str] = {
     "repair": "fix rate per feedback mode on a benchmark dataset",
     "overhead": "all the system's own overheads in one run",
     "search": "edit search: candidates judged per second and line-coverage overhead",
+    "probes": "probe levels: whether the log shows the faulty line, its size and cost",
 }
 
 
