@@ -375,15 +375,14 @@ def count_project(tmp_path) -> Path:
 
 
 def count_request(root: Path, **changes) -> DebugRequest:
-    values = dict(
+    return request(
+        root,
         file=root / "count.py",
         qualname="count_at_least",
-        project_root=root,
         tests=["test_count.py::test_two_at_least_two"],
-        mode="search",
+        wider_tests=[],
+        **changes,
     )
-    values.update(changes)
-    return DebugRequest(**values)
 
 
 def test_search_proposes_nothing_when_edits_at_several_lines_pass(count_project, tmp_path):
