@@ -407,6 +407,7 @@ def test_auto_hands_the_undecided_edits_to_the_model(count_project):
     prompt = prompt_text(backend, 0)
     assert "A search over small edits found " in prompt and "`>` -> `>=`" in prompt
     assert result.success and result.found_by == "" and "x >= limit" in result.fixed_file
+    assert not any(w.startswith("edit search: ") for w in result.warnings)  # a fix was found
 
 
 def test_a_negated_comparison_is_tried_once_as_the_operator_swap():

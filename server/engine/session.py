@@ -704,11 +704,6 @@ class Session:
             self.mode = "search"  # the mode that found it (auto's model plan never ran)
             return "passed"
         self._check()  # cancelled, or the search spent the time budget
-        if self.search_step.ambiguous:
-            self.warnings.append(
-                f"edit search: {self.search_step.ambiguity_note()}; the tests cannot tell which"
-                " is right, so none is proposed (a test that tells them apart would decide)"
-            )
         return "no_improvement" if request.mode == "search" else None
 
     def _suspicious_prompt(self) -> str:
@@ -855,6 +850,11 @@ class Session:
         warnings = list(self.warnings)
         if best is not None:
             warnings.extend(best.candidate.warnings)
+        elif self.search_step is not None and self.search_step.ambiguous:
+            warnings.append(
+                f"edit search: {self.search_step.ambiguity_note()}; the tests cannot tell which"
+                " is right, so none is proposed (a test that tells them apart would decide)"
+            )
         target = self.target
         localization = self.search_step.localization if self.search_step else None
         return DebugResult(
