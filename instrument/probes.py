@@ -12,6 +12,10 @@ Levels (each includes the previous):
 
 Probes go only where a line can be inserted: a body written on its header line
 (`if x: y = 1`) gets no line probes, but its returns are still wrapped.
+
+Functions defined inside the target (a recursive `binsearch` helper, a key function) get the
+same probes, one pass each after the target's, so each pass sees the lines the one before it
+inserted as ordinary statements of the enclosing body.
 """
 
 from __future__ import annotations
@@ -66,6 +70,14 @@ class _Plan:
     next_id: int = 0
     # in an async generator `return value` is a syntax error: its returns stay as they are
     async_generator: bool = False
+    # 0-based row -> lines inserted above it by an earlier pass (nested functions): the probes
+    # must name the line of the user's file, not of the instrumented text
+    inserted_above: list[int] = field(default_factory=list)
+
+    def line(self, row: int) -> int:
+        """The 1-based line of the original file for a 0-based row of the parsed text."""
+        shift = self.inserted_above[row] if row < len(self.inserted_above) else 0
+        return row + 1 - shift
 
     def new_id(self) -> int:
         self.next_id += 1
@@ -90,16 +102,17 @@ class _Plan:
     ) -> None:
         if where is None:
             return
-        args = f'{self.new_id()}, {node.start_point.row + 1}, "{kind}", {_tuple(names)}'
+        args = f'{self.new_id()}, {self.line(node.start_point.row)}, "{kind}", {_tuple(names)}'
         if label:
             args += f', "{label}"'
         self.add_line(where, f"{self.ref}.hit({args})")
 
 
 def instrument_function(
-    source: bytes, target: str | FunctionLocation, level: str = "blocks"
+    source: bytes, target: str | FunctionLocation, level: str = "blocks", *, nested: bool = True
 ) -> bytes:
-    """`source` with probes in one function (`target`: qualified name or a location)."""
+    """`source` with probes in one function (`target`: qualified name or a location) and, when
+    `nested`, in the functions defined inside it."""
     if level not in LEVELS:
         raise InstrumentError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
     if HELPER_BYTES in source:
@@ -107,10 +120,49 @@ def instrument_function(
     parsed = parse(source)
     parsed.raise_if_error()
     func = _resolve(parsed, target)
-    plan = _Plan(parsed, func, LEVELS.index(level))
+    order = _all_functions(parsed)  # inserted lines add no definitions: indices stay valid
+    inner = [order.index(n) for n in order if _inside(n, func)] if nested else []
+    result, next_id = _instrument_one(parsed, func, LEVELS.index(level), 0)
+    for index in inner:  # parents before children (pre-order)
+        parsed = parse(result)
+        result, next_id = _instrument_one(
+            parsed, _all_functions(parsed)[index], LEVELS.index(level), next_id
+        )
+    return result
+
+
+def _instrument_one(
+    parsed: ParsedSource, func: tree_sitter.Node, level: int, first_id: int
+) -> tuple[bytes, int]:
+    plan = _Plan(parsed, func, level, next_id=first_id, inserted_above=_inserted_above(parsed))
     plan.locals = _function_locals(parsed, func)
     _plan_function(plan)
-    return apply_edits(parsed, plan.edits)
+    return apply_edits(parsed, plan.edits), plan.next_id
+
+
+def _inserted_above(parsed: ParsedSource) -> list[int]:
+    """Per row, how many whole probe lines (ending with MARKER) come before it."""
+    counts, above = [], 0
+    for text in parsed.utf8.split(b"\n"):
+        counts.append(above)
+        if text.rstrip(b"\r").endswith(MARKER):
+            above += 1
+    return counts
+
+
+def _all_functions(parsed: ParsedSource) -> list[tree_sitter.Node]:
+    """Every `def` of the file in pre-order (a parent before the functions inside it)."""
+    found, stack = [], [parsed.root]
+    while stack:
+        node = stack.pop()
+        if node.type == "function_definition":
+            found.append(node)
+        stack.extend(reversed(node.children))
+    return found
+
+
+def _inside(node: tree_sitter.Node, outer: tree_sitter.Node) -> bool:
+    return node != outer and outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
 
 
 def _resolve(parsed: ParsedSource, target: str | FunctionLocation) -> tree_sitter.Node:
@@ -344,7 +396,7 @@ def _is_async_generator(func: tree_sitter.Node) -> bool:
 def _plan_function(plan: _Plan) -> None:
     parsed, func = plan.parsed, plan.func
     name = func.child_by_field_name("name")
-    def_row = func.start_point.row + 1
+    def_row = plan.line(func.start_point.row)
     entry = entry_insertion(parsed, func)
     if entry is not None:
         plan.ref = LOCAL_REF
@@ -363,7 +415,7 @@ def _plan_function(plan: _Plan) -> None:
         # falling off the end returns None: say so, after the last statement of the body
         where = insertion_after(parsed, statements[-1], statements[0])
         if where is not None:
-            line = statements[-1].end_point.row + 1
+            line = plan.line(statements[-1].end_point.row)
             plan.add_line(where, f'{plan.ref}.ret({plan.new_id()}, {line}, None, "{HELPER}")')
 
 
@@ -465,7 +517,7 @@ def _plan_return(plan: _Plan, statement: tree_sitter.Node) -> None:
         return
     keyword = statement.children[0]
     values = [c for c in statement.named_children if c.type not in _NOISE]
-    probe = f"{plan.new_id()}, {statement.start_point.row + 1}"
+    probe = f"{plan.new_id()}, {plan.line(statement.start_point.row)}"
     if not values:
         plan.add(keyword.end_byte, f' {plan.ref}.ret({probe}, None, "{HELPER}")')
         return

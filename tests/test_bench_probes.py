@@ -89,3 +89,30 @@ def test_probe_mode_shows_the_model_the_assignment_by_default(tmp_path):
     assert result.success
     log_prompt = prompt_text(backend, 0)
     assert "line 5 `mean = total / (len(xs) + 1)`: mean=2.0" in log_prompt, log_prompt
+
+
+# The bug is inside a function defined in the target (line 4: `+ discount` should be `-`).
+NESTED = """def total_price(items):
+    def price(item):
+        cost = item["unit"] * item["count"]
+        return cost + (cost // 10 if item["count"] > 10 else 0)
+
+    return sum(price(item) for item in items)
+"""
+
+
+def test_probes_reach_into_functions_defined_inside_the_target():
+    problem = Problem(
+        id="local/nested",
+        source="local",
+        entry_point="total_price",
+        buggy=NESTED,
+        fixed=NESTED.replace("return cost + (", "return cost - ("),
+        visible_tests="def test_bulk():\n    assert total_price([{'unit': 1, 'count': 20}]) == 18\n",
+        hidden_tests="def test_one():\n    assert total_price([{'unit': 3, 'count': 1}]) == 3\n",
+        visible_choice="test",
+    )
+    outcome = measure_problem(problem, ["lines"], test_timeout_s=10)
+    (lines,) = outcome.levels
+    assert outcome.faulty_lines == [4] and not lines.error
+    assert lines.shows_fault  # the helper's own lines are in the log, with the file's numbers

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 
 import pytest
@@ -222,3 +223,25 @@ def test_every_function_of_a_file_roundtrips() -> None:
     for location in list_functions(source):
         for level in LEVELS:
             assert strip(instrument_function(source, location, level)) == source
+
+
+def test_nested_functions_get_probes_that_name_the_files_lines():
+    source = (
+        b"def outer(xs):\n"
+        b"    total = 0\n"
+        b"    def add(x):\n"
+        b"        y = x * 2\n"
+        b"        return y\n"
+        b"    for x in xs:\n"
+        b"        total += add(x)\n"
+        b"    return total\n"
+    )
+    probed = instrument_function(source, "outer", "lines")
+    assert strip(probed) == source
+    calls = [line for line in probed.decode().splitlines() if "selfdebug-probe" in line]
+    assert any('hit(' in c and ', 4, "assign", ("y",))' in c for c in calls)  # line 4 of the file
+    assert any('.watch(' in c and ", 3)" in c for c in calls)  # add's def line
+    ids = [int(i) for i in re.findall(r"\.(?:hit|ret|watch)\((\d+),", probed.decode())]
+    assert len(ids) == len(set(ids))  # one id per probe across the passes
+    untouched = instrument_function(source, "outer", "lines", nested=False).decode()
+    assert "        y = x * 2\n        return y\n" in untouched
