@@ -108,7 +108,7 @@ def test_probes_reach_into_functions_defined_inside_the_target():
         entry_point="total_price",
         buggy=NESTED,
         fixed=NESTED.replace("return cost + (", "return cost - ("),
-        visible_tests="def test_bulk():\n    assert total_price([{'unit': 1, 'count': 20}]) == 18\n",
+        visible_tests="def test_bulk():\n    assert total_price([{'unit': 1, 'count': 20}]) == 18",
         hidden_tests="def test_one():\n    assert total_price([{'unit': 3, 'count': 1}]) == 3\n",
         visible_choice="test",
     )
