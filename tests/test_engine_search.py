@@ -285,13 +285,32 @@ def test_suspicious_lines_are_information_diagnostics_that_clear_with_the_functi
 
 
 # -- auto --
-def test_auto_tries_the_search_before_the_model(project, runner):
+def test_auto_runs_the_search_after_a_first_model_turn_that_fails(project, runner, tmp_path):
+    transcript = tmp_path / "t.jsonl"
     backend = ScriptedBackend(
         ["Bug: none\n```python\ndef clamp_count(values, limit):\n    return 0\n```\n"]
     )
-    result = run_session(request(project, mode="auto", max_turns=1), backend, runner=runner)
-    assert result.success and backend.requests == []
-    assert result.found_by.startswith("edit search") and result.mode == "search"
+    result = run_session(
+        request(project, mode="auto", max_turns=3, transcript_path=transcript),
+        backend,
+        runner=runner,
+    )
+    assert result.success and len(backend.requests) == 1  # the model first, then the search
+    assert result.found_by == f"edit search at line {BUG_LINE}" and result.mode == "search"
+    assert result.fixed_at_turn == 1
+    kinds = [r["event"] for r in read_transcript(transcript)]
+    assert kinds.index("model_call") < kinds.index("search")
+
+
+def test_auto_keeps_the_models_fix_from_turn_one_without_searching(project, runner, tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    good = CLAMP.split("\n\n\n", 1)[1].replace("x < limit", "x <= limit")
+    backend = ScriptedBackend([f"Bug: the limit itself is dropped.\n```python\n{good}```\n"])
+    result = run_session(
+        request(project, mode="auto", transcript_path=transcript), backend, runner=runner
+    )
+    assert result.success and result.found_by == "" and result.mode == "ut"
+    assert "search" not in [r["event"] for r in read_transcript(transcript)]
 
 
 def test_auto_asks_the_model_with_the_suspicious_lines_when_no_edit_survives(project, runner):
@@ -401,10 +420,14 @@ def test_search_proposes_nothing_when_edits_at_several_lines_pass(count_project,
 
 def test_auto_hands_the_undecided_edits_to_the_model(count_project):
     good = COUNT.replace("x > limit", "x >= limit")
-    backend = ScriptedBackend([f"Bug: `>` drops the limit itself.\n```python\n{good}```\n"])
-    result = run_session(count_request(count_project, mode="auto", max_turns=1), backend)
-    assert len(backend.requests) == 1
-    prompt = prompt_text(backend, 0)
+    wrong = COUNT.replace("kept = 0", "kept = -1")
+    backend = ScriptedBackend(
+        [f"Bug: the start.\n```python\n{wrong}```\n", f"Bug: `>`.\n```python\n{good}```\n"]
+    )
+    result = run_session(count_request(count_project, mode="auto", max_turns=2), backend)
+    assert len(backend.requests) == 2
+    assert "A search over small edits" not in prompt_text(backend, 0)  # it runs after turn 1
+    prompt = prompt_text(backend, 1)
     assert "A search over small edits found " in prompt and "`>` -> `>=`" in prompt
     assert result.success and result.found_by == "" and "x >= limit" in result.fixed_file
     assert not any(w.startswith("edit search: ") for w in result.warnings)  # a fix was found

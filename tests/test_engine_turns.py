@@ -158,7 +158,7 @@ def test_auto_starts_with_ut_and_moves_on_after_a_turn_without_gain(project, run
     transcript = tmp_path / "auto.jsonl"
     backend = ScriptedBackend([reply(FROM_TWO)])  # never gains
     result = run_session(
-        make_request(project, mode="auto", transcript_path=transcript, search_first=False),
+        make_request(project, mode="auto", transcript_path=transcript, auto_search=False),
         backend,
         runner=runner,
     )  # the model plan only: the edit search would fix sum_to first (test_engine_search.py)
@@ -176,7 +176,7 @@ def test_auto_starts_with_ut_and_moves_on_after_a_turn_without_gain(project, run
 
 
 def test_auto_that_fixes_in_turn_one_reports_ut(project, runner):
-    request = make_request(project, mode="auto", search_first=False)  # the model plan only
+    request = make_request(project, mode="auto", auto_search=False)  # the model plan only
     result = run_session(request, ScriptedBackend([reply(GOOD)]), runner=runner)
     assert result.stop_reason == "passed" and result.mode == "ut"
 

@@ -239,8 +239,8 @@ def test_nested_functions_get_probes_that_name_the_files_lines():
     probed = instrument_function(source, "outer", "lines")
     assert strip(probed) == source
     calls = [line for line in probed.decode().splitlines() if "selfdebug-probe" in line]
-    assert any('hit(' in c and ', 4, "assign", ("y",))' in c for c in calls)  # line 4 of the file
-    assert any('.watch(' in c and ", 3)" in c for c in calls)  # add's def line
+    assert any("hit(" in c and ', 4, "assign", ("y",))' in c for c in calls)  # line 4 of the file
+    assert any(".watch(" in c and ", 3)" in c for c in calls)  # add's def line
     ids = [int(i) for i in re.findall(r"\.(?:hit|ret|watch)\((\d+),", probed.decode())]
     assert len(ids) == len(set(ids))  # one id per probe across the passes
     untouched = instrument_function(source, "outer", "lines", nested=False).decode()

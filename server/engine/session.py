@@ -652,17 +652,17 @@ class Session:
         if request.wider_tests:
             self._emit(f"running {len(request.wider_tests)} wider tests")
             self.wider_before = self.run_tests(request.wider_tests, self.source, label="wider")
-        return self._localize_and_search()
+        return self._localize_and_search(searching=request.mode == "search")
 
     # -- issue 13: fault localization and edit search (the logic is in search.py) -------------
 
-    def _localize_and_search(self) -> StopReason | None:
+    def _localize_and_search(self, *, searching: bool) -> StopReason | None:
         """Rank the suspicious lines (every mode with tests: shown to the user and the model);
-        in `search`, and first in `auto`, try small edits before any model call."""
+        when `searching` (`search` at the start, `auto` after its first model turn: see
+        `_search_in_auto`), try small edits too."""
         from selfdebug.server.engine import search
 
         request = self.request
-        searching = request.mode == "search" or (request.mode == "auto" and request.search_first)
         if self.chosen_before is None:
             if request.mode == "search":
                 raise _Stop("error", "mode search needs tests: edits are judged by them")
@@ -700,11 +700,27 @@ class Session:
         fix = self.search_step.fix
         if fix is not None:  # judged like a model's fix: all chosen pass, no wider test broken
             self.best = _Evaluated(fix.candidate, fix.chosen_run)
-            self.best_wider, self.found_by, self.fixed_at_turn = fix.wider_run, fix.found_by, 0
-            self.mode = "search"  # the mode that found it (auto's model plan never ran)
+            self.best_wider, self.found_by = fix.wider_run, fix.found_by
+            self.fixed_at_turn = self.turn  # 0 in `search`; in `auto`, the turn it followed
+            self.mode = "search"  # the mode that found it
             return "passed"
         self._check()  # cancelled, or the search spent the time budget
         return "no_improvement" if request.mode == "search" else None
+
+    def _search_in_auto(self) -> bool:
+        """`auto` runs the edit search once, after a first model turn that did not fix the
+        function; True when the search found a fix (then proposed like any other).
+
+        Not before the model: on QuixBugs dev with the 1.5B model, search-first proposed the
+        search's plausible-but-wrong edits (e.g. detect_cycle) where `ut` alone found the right
+        fix in turn 1, and its undecided edits, shown in turn 1, led the model astray where `ut`
+        alone fixed the function (find_in_sorted); docs/MODES.md has the numbers."""
+        request = self.request
+        if request.mode != "auto" or not request.auto_search or self.turn != 1:
+            return False
+        if self.chosen_before is None:
+            return False
+        return self._localize_and_search(searching=True) == "passed"
 
     def _suspicious_prompt(self) -> str:
         localization = self.search_step.localization if self.search_step else None
@@ -737,6 +753,8 @@ class Session:
             self.turn += 1
             self._emit(f"turn {self.turn}/{max_turns}")
             outcome = self._turn()
+            if not (outcome is not None and outcome.fixed) and self._search_in_auto():
+                return "passed"
             improved = False
             if outcome is not None and outcome.evaluated.run is None:  # no tests: structural
                 self.best, self.fixed_at_turn = outcome.evaluated, self.turn

@@ -60,7 +60,7 @@ class DebugRequest:
     prompts_dir: Path | None = None  # overrides templates by name (also env SELFDEBUG_PROMPTS_DIR)
     model_call_deadline_s: float = 120.0  # per call (modelCallDeadline, --call-deadline)
     max_edits: int = 300  # edit search (mode `search`, first step of `auto`): candidates at most
-    search_first: bool = True  # `auto` tries the edit search before any model call
+    auto_search: bool = True  # `auto` runs the edit search after a first turn that fails
 
 
 @dataclass
