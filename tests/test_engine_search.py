@@ -21,7 +21,7 @@ from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.localize import SuspiciousLine, rank_lines
 from selfdebug.server.engine.mutate import generate_edits
-from selfdebug.server.engine.search import behaviour_key, localize
+from selfdebug.server.engine.search import Survivor, behaviour_key, localize, simplest_first
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.lsp.diagnostics import DiagnosticStore, FunctionSpan, suspicious_diagnostics
@@ -451,3 +451,13 @@ def test_edits_that_make_one_program_are_one_answer():
     assert behaviour_key(one) != behaviour_key(same[0])
     minus_zero, plain = "def f(x):\n    return x - 0\n", "def f(x):\n    return x\n"
     assert behaviour_key(minus_zero) == behaviour_key(plain)
+
+
+def test_of_edits_that_make_one_program_the_plain_spelling_is_proposed():
+    code = "def f(s):\n    return 1 + f(s[1:])\n"
+    edits = {e.after: e for e in generate_edits(code, 1, {2: 0}, limit=500)}
+    times, dropped = edits["*"], edits["f(s[1:])"]
+    other = next(e for e in edits.values() if e.after == "-")
+    survivors = [Survivor(e, 1, 1, 0, 0, False) for e in (times, other, dropped)]
+    ordered = [s.edit for s in simplest_first(survivors)]
+    assert ordered == [dropped, times, other]  # `f(s[1:])` before `1 * f(s[1:])`

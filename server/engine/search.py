@@ -271,6 +271,19 @@ def disagreement(survivors: Sequence[Survivor]) -> list[Survivor]:
     return found if len({s.edit.line for s in found}) > 1 else []
 
 
+def simplest_first(survivors: Sequence[Survivor]) -> list[Survivor]:
+    """The same order, but within edits that make one program the plain spelling first: the
+    user is shown `levenshtein(...)`, not `1 * levenshtein(...)` (the first edit that passed)."""
+    groups: dict[str, list[Survivor]] = {}
+    for survivor in survivors:
+        groups.setdefault(behaviour_key(survivor.edit.code), []).append(survivor)
+    ordered = []
+    for key, group in groups.items():
+        plain = [s for s in group if program_key(s.edit.code) == key]
+        ordered += plain + [s for s in group if s not in plain]
+    return ordered
+
+
 def behaviour_key(code: str) -> str:
     """`program_key` after the arithmetic identities (`1 * x`, `x + 0`, `x - 0`): the edits
     `1 + f(x)` -> `1 * f(x)`, `1` -> `0` and dropping `1 +` make one program, not three."""
@@ -391,7 +404,7 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
             edits=[s.edit.describe() for s in step.ambiguous[:10]],
         )
         return step
-    for survivor in [s for s in survivors if not s.breaks_wider][:3]:
+    for survivor in simplest_first([s for s in survivors if not s.breaks_wider])[:3]:
         step.fix = _verify(context, survivor.edit)
         if step.fix is not None:
             break
