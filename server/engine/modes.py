@@ -258,9 +258,10 @@ def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[Pla
 
     `auto` (docs/MODES.md has the table and the measurements behind it): `ut` first, because the
     failing tests' real values in the shortest prompt fixed the most with a small local model
-    (issue 12: ut 6/16, probe 4/16 with Qwen2.5-Coder-1.5B, and probe prompts ran past their
-    deadline); then, when `ut` gains nothing, real values from inside the function (`probe`) when
-    probes can be inserted; then `explain`, a different way of reading the same code.
+    (QuixBugs dev, Qwen2.5-Coder-1.5B: ut 8, probe 3 of the same 12); then, when `ut` gains
+    nothing, real values from inside the function (`probe`) when probes can be inserted; then
+    `explain`, a different way of reading the same code (those two turns fixed two problems
+    that three `ut` turns did not). The edit search runs once after turn 1 (session.py).
 
     Without tests there are no failures to show or run, so every mode that needs them falls back
     to `explain` (the model can still reason about the code on its own). `requested` was checked
