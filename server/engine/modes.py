@@ -258,7 +258,7 @@ def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[Pla
 
     `auto` (docs/MODES.md has the table and the measurements behind it): `ut` first, because the
     failing tests' real values in the shortest prompt fixed the most with a small local model
-    (QuixBugs dev, Qwen2.5-Coder-1.5B: ut 8, probe 3 of the same 12); then, when `ut` gains
+    (QuixBugs dev, Qwen2.5-Coder-1.5B: ut 8, probe 3 of the same 13); then, when `ut` gains
     nothing, real values from inside the function (`probe`) when probes can be inserted; then
     `explain`, a different way of reading the same code (those two turns fixed two problems
     that three `ut` turns did not). The edit search runs once after turn 1 (session.py).
