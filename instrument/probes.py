@@ -120,14 +120,15 @@ def instrument_function(
     parsed = parse(source)
     parsed.raise_if_error()
     func = _resolve(parsed, target)
-    order = _all_functions(parsed)  # inserted lines add no definitions: indices stay valid
-    inner = [order.index(n) for n in order if _inside(n, func)] if nested else []
+    # Inserted lines add no definitions, so an index into the file's definitions (source order:
+    # a parent before the functions inside it) names the same def after each pass.
+    order = [d.node for d in function_definitions(parsed)]
+    inner = [i for i, node in enumerate(order) if nested and _inside(node, func)]
     result, next_id = _instrument_one(parsed, func, LEVELS.index(level), 0)
-    for index in inner:  # parents before children (pre-order)
+    for index in inner:
         parsed = parse(result)
-        result, next_id = _instrument_one(
-            parsed, _all_functions(parsed)[index], LEVELS.index(level), next_id
-        )
+        node = function_definitions(parsed)[index].node
+        result, next_id = _instrument_one(parsed, node, LEVELS.index(level), next_id)
     return result
 
 
@@ -148,17 +149,6 @@ def _inserted_above(parsed: ParsedSource) -> list[int]:
         if text.rstrip(b"\r").endswith(MARKER):
             above += 1
     return counts
-
-
-def _all_functions(parsed: ParsedSource) -> list[tree_sitter.Node]:
-    """Every `def` of the file in pre-order (a parent before the functions inside it)."""
-    found, stack = [], [parsed.root]
-    while stack:
-        node = stack.pop()
-        if node.type == "function_definition":
-            found.append(node)
-        stack.extend(reversed(node.children))
-    return found
 
 
 def _inside(node: tree_sitter.Node, outer: tree_sitter.Node) -> bool:

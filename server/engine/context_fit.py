@@ -35,20 +35,21 @@ def prompt_text(rendered: RenderedPrompt) -> str:
     return "\n".join(m["content"] for m in rendered.messages or [])
 
 
+def estimate_tokens(text: str) -> int:
+    """A token count from the length alone, for when the backend cannot count."""
+    return len(text) // CHARS_PER_TOKEN + 1
+
+
 def token_counter(backend: object) -> Callable[[str], int]:
     """The backend's own count when it has one, else an estimate from the length."""
-
-    def estimate(text: str) -> int:
-        return len(text) // CHARS_PER_TOKEN + 1
-
     if not isinstance(backend, CountsTokens):
-        return estimate
+        return estimate_tokens
 
     def count(text: str) -> int:
         try:
             return int(backend.count_tokens(text))
         except Exception:  # a counting failure must not end the session: estimate instead
-            return estimate(text)
+            return estimate_tokens(text)
 
     return count
 

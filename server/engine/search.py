@@ -263,25 +263,27 @@ def disagreement(survivors: Sequence[Survivor]) -> list[Survivor]:
     Measured on QuixBugs dev (visible tests: one or two cases): of 13 plausible search fixes, 5
     failed hidden tests; 2 of those 5 had survivors at several lines, 1 of the 8 right ones did.
     Survivors at one line agree on where the bug is; the smallest edit there is taken."""
-    distinct: dict[str, Survivor] = {}
-    for survivor in survivors:
-        if not survivor.breaks_wider:
-            distinct.setdefault(behaviour_key(survivor.edit.code), survivor)
-    found = list(distinct.values())
+    kept = [s for s in survivors if not s.breaks_wider]
+    found = [group[0] for group in _by_program(kept).values()]
     return found if len({s.edit.line for s in found}) > 1 else []
 
 
 def simplest_first(survivors: Sequence[Survivor]) -> list[Survivor]:
     """The same order, but within edits that make one program the plain spelling first: the
     user is shown `levenshtein(...)`, not `1 * levenshtein(...)` (the first edit that passed)."""
-    groups: dict[str, list[Survivor]] = {}
-    for survivor in survivors:
-        groups.setdefault(behaviour_key(survivor.edit.code), []).append(survivor)
     ordered = []
-    for key, group in groups.items():
+    for key, group in _by_program(survivors).items():
         plain = [s for s in group if program_key(s.edit.code) == key]
         ordered += plain + [s for s in group if s not in plain]
     return ordered
+
+
+def _by_program(survivors: Sequence[Survivor]) -> dict[str, list[Survivor]]:
+    """The survivors grouped by the program they make (`behaviour_key`), in their order."""
+    groups: dict[str, list[Survivor]] = {}
+    for survivor in survivors:
+        groups.setdefault(behaviour_key(survivor.edit.code), []).append(survivor)
+    return groups
 
 
 def behaviour_key(code: str) -> str:

@@ -32,8 +32,8 @@ from selfdebug.server.engine import feedback
 from selfdebug.server.engine.call_deadline import SpeedMeter, call_deadline
 from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
 from selfdebug.server.engine.context_fit import (
-    CHARS_PER_TOKEN,
     context_window,
+    estimate_tokens,
     fit_variables,
     prompt_text,
     token_counter,
@@ -356,7 +356,7 @@ class Session:
             self.record("prompt_trimmed", step=step, trimmed=trimmed)
         rendered, repeated = self._render_new(step, variables)
         if not prompt_tokens:  # not counted (it fits clearly): an estimate is enough here
-            prompt_tokens = len(prompt_text(rendered)) // CHARS_PER_TOKEN + 1
+            prompt_tokens = estimate_tokens(prompt_text(rendered))
         deadline = call_deadline(
             self.request.model_call_deadline_s, prompt_tokens, max_tokens, self.speed.speed
         )
@@ -717,8 +717,6 @@ class Session:
         fixes. On all 24: this order 14, `ut` 10, the search alone 7 (docs/MODES.md)."""
         request = self.request
         if request.mode != "auto" or not request.auto_search or self.turn != 1:
-            return False
-        if self.chosen_before is None:
             return False
         return self._localize_and_search(searching=True) == "passed"
 
