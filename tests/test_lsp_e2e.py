@@ -126,6 +126,19 @@ class E2EClient(LanguageClient):
         if self._event is not None:
             self._event.set()
 
+    def progress_messages(self) -> list[str]:
+        """Every work-done progress message the server sent, in order per token."""
+        return [
+            getattr(r, "message", "") or "" for rs in self.progress_reports.values() for r in rs
+        ]
+
+    def progress_token_with(self, text: str) -> Any:
+        """The token of the first progress that reported `text`; None until one has."""
+        for token, reports in self.progress_reports.items():
+            if any(text in (getattr(r, "message", "") or "") for r in reports):
+                return token
+        return None
+
     async def until(self, predicate: Callable[[], Any], timeout: float = 20.0) -> Any:
         """Wait (without sleeping) until `predicate()` is truthy after some server message."""
         if self._event is None:
@@ -423,16 +436,7 @@ async def test_cancel_stops_the_session_and_kills_the_tests_within_a_second(star
     session = asyncio.ensure_future(
         ws.command("selfdebug.selfDebug", {"uri": uri, "qualname": "settle"})
     )
-    token = await client.until(
-        lambda: next(
-            (
-                t
-                for t, reports in client.progress_reports.items()
-                if any("running 1 tests" in (getattr(r, "message", "") or "") for r in reports)
-            ),
-            None,
-        )
-    )
+    token = await client.until(lambda: client.progress_token_with("running 1 tests"))
     # the test process is up (it sleeps 60 s)
     deadline = time.monotonic() + 30
     while not _processes_with(CANCEL_MARKER):
@@ -461,16 +465,7 @@ async def test_cancel_while_the_model_is_answering_stops_it_within_a_second(star
     session = asyncio.ensure_future(
         ws.command("selfdebug.selfDebug", {"uri": uri, "qualname": "mean"})
     )
-    token = await client.until(
-        lambda: next(
-            (
-                t
-                for t, reports in client.progress_reports.items()
-                if any("asking the model" in (getattr(r, "message", "") or "") for r in reports)
-            ),
-            None,
-        )
-    )
+    token = await client.until(lambda: client.progress_token_with("asking the model"))
     cancelled_at = time.monotonic()
     client.window_work_done_progress_cancel(WorkDoneProgressCancelParams(token=token))
     result = await asyncio.wait_for(session, 5)
@@ -497,13 +492,7 @@ async def test_cancel_request_on_the_command_stops_the_session_within_a_second(s
             msg_id=msg_id,
         )
     )
-    await client.until(
-        lambda: any(
-            "asking the model" in (getattr(r, "message", "") or "")
-            for reports in client.progress_reports.values()
-            for r in reports
-        )
-    )
+    await client.until(lambda: client.progress_token_with("asking the model"))
     cancelled_at = time.monotonic()
     client.protocol.notify("$/cancelRequest", CancelParams(id=msg_id))
     report = await client.until(
@@ -528,13 +517,7 @@ async def test_stale_fix_is_refused_when_the_document_changed(start):
         ws.command("selfdebug.selfDebug", {"uri": uri, "qualname": "mean", "version": 1})
     )
     # wait until the model is being asked (the tests ran already), then the user types
-    await client.until(
-        lambda: any(
-            (getattr(r, "message", "") or "").startswith("turn 1/1")
-            for reports in client.progress_reports.values()
-            for r in reports
-        )
-    )
+    await client.until(lambda: client.progress_token_with("turn 1/1"))
     ws.change(uri, Range(Position(line=5, character=4), Position(line=5, character=4)), "# x\n    ")
     result = await asyncio.wait_for(session, 60)
     assert client.edits == []  # nothing was sent: 0 bytes changed
@@ -749,9 +732,7 @@ async def test_propose_fix_answers_with_the_edit_and_applies_nothing(start):
     assert report["applied"] is None and "proposed for review" in report["note"]
     assert result["success"] is True and result["stopReason"] == "passed"
     # progress names the turn and the mode's step
-    messages = [
-        getattr(r, "message", "") or "" for rs in client.progress_reports.values() for r in rs
-    ]
+    messages = client.progress_messages()
     step = "turn 1/2, ut mode: asking the model for a fix from the test results"
     assert step in messages, messages
     # the diagnostic's hover lines: got/expected (summary) and the call's inputs
@@ -770,13 +751,7 @@ async def test_propose_fix_marks_a_proposal_whose_document_moved_on(start):
     session = asyncio.ensure_future(
         ws.command("selfdebug.proposeFix", {"uri": uri, "qualname": "mean", "version": 1})
     )
-    await client.until(
-        lambda: any(
-            (getattr(r, "message", "") or "").startswith("turn 1/1")
-            for reports in client.progress_reports.values()
-            for r in reports
-        )
-    )
+    await client.until(lambda: client.progress_token_with("turn 1/1"))
     ws.change(uri, Range(Position(line=5, character=4), Position(line=5, character=4)), "# x\n    ")
     result = await asyncio.wait_for(session, 60)
     assert client.edits == []
