@@ -25,21 +25,13 @@ from selfdebug.server.backends.base import (
     BackendError,
     BackendTimeout,
     Completion,
-    Usage,
 )
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback
-from selfdebug.server.engine.call_deadline import SpeedMeter, call_deadline
 from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
-from selfdebug.server.engine.context_fit import (
-    context_window,
-    estimate_tokens,
-    fit_variables,
-    prompt_text,
-    token_counter,
-)
 from selfdebug.server.engine.diffing import unified_diff
 from selfdebug.server.engine.history import AttemptLog
+from selfdebug.server.engine.model_call import ModelCaller
 from selfdebug.server.engine.modes import (
     RETRY_MAX_TOKENS,
     STEP_MAX_TOKENS,
@@ -71,7 +63,6 @@ REGRESSION_NOTE = (
     "the last fix made the shown tests pass but broke other behaviour of the function that "
     "worked before (another test now fails); make a smaller, more careful change"
 )
-REPEAT_TEMPERATURE = 0.7  # a repeated prompt or program is sampled, never asked greedily again
 
 
 class _Stop(Exception):
@@ -211,9 +202,7 @@ class Session:
         self.recorder = recorder
         self.cancel = cancel or CancelToken()
         self.started = started
-        self.prompts = PromptLibrary(request.prompts_dir)
-        self.usage = Usage()
-        self.speed = SpeedMeter()  # per-call deadlines scale with it (call_deadline.py)
+        self.model = ModelCaller(backend, PromptLibrary(request.prompts_dir), request, self.cancel)
         self.file = Path(request.file).resolve()
         self.label = _label(request)
         self.turn = 0
@@ -241,8 +230,6 @@ class Session:
         self.warnings: list[str] = []
         self.candidates_checked = 0
         self._runs: dict[tuple[str, str], RunResult] = {}  # (chosen|wider, program) -> result
-        self._sent_prompts: dict[str, int] = {}  # prompt text -> times sent
-        self._repeats = 0  # requests re-worded because they would have repeated
         self._sample_turn = 0  # the turn whose calls sample (a program repeated the turn before)
         self.search_step: SearchStep | None = None  # issue 13: localization (+ edit search)
         self.found_by = ""
@@ -270,7 +257,7 @@ class Session:
         if remaining is not None and remaining <= 0:
             raise _Stop("time_budget", f"time budget of {self.request.time_budget_s}s spent")
         budget = self.request.token_budget
-        if budget is not None and self.usage.prompt_tokens + self.usage.completion_tokens >= budget:
+        if budget is not None and self.model.tokens_used >= budget:
             raise _Stop("token_budget", f"token budget of {budget} spent")
 
     def _max_turns(self) -> int:
@@ -315,89 +302,21 @@ class Session:
             raise Cancelled(self.cancel.reason or "cancelled")
         return result
 
-    def _render_new(self, step: str, variables: PromptVars) -> tuple[RenderedPrompt, bool]:
-        """The prompt, re-worded when exactly this text was sent before (a greedy model would
-        only answer it the same way again); True when it had to be re-worded."""
-        rendered = self.prompts.render(step, self.backend.prompt_form, variables)
-        repeated = False
-        base_note = variables.repeat_note
-        for _ in range(3):  # a user template may ignore repeat_note: then give up re-wording
-            sent = self._sent_prompts.get(rendered.text, 0)
-            if not sent:
-                break
-            repeated = True
-            self._repeats += 1
-            note = (
-                f"This exact request was already sent {sent} time(s) and its answers did not "
-                f"work (repeat {self._repeats}); answer differently this time."
-            )
-            variables.repeat_note = f"{base_note} {note}" if base_note else note
-            rendered = self.prompts.render(step, self.backend.prompt_form, variables)
-        self._sent_prompts[rendered.text] = self._sent_prompts.get(rendered.text, 0) + 1
-        return rendered, repeated
-
     def ask(
         self, step: str, variables: PromptVars, n: int = 1, max_tokens: int | None = None
     ) -> tuple[RenderedPrompt, Completion]:
+        """One model call (model_call.py); sampled when the turn before repeated a program."""
         self._check()
-        if max_tokens is None:
-            max_tokens = self.request.max_tokens or STEP_MAX_TOKENS[step]
-        if self.request.token_budget is not None:  # do not overshoot the budget by much
-            used = self.usage.prompt_tokens + self.usage.completion_tokens
-            max_tokens = max(16, min(max_tokens, self.request.token_budget - used))
-        variables, trimmed, prompt_tokens = fit_variables(
-            lambda v: self.prompts.render(step, self.backend.prompt_form, v),
+        return self.model.ask(
+            step,
             variables,
-            window=context_window(self.backend),
-            answer_tokens=max_tokens,
-            count=token_counter(self.backend),
-        )
-        if trimmed:
-            self.record("prompt_trimmed", step=step, trimmed=trimmed)
-        rendered, repeated = self._render_new(step, variables)
-        if not prompt_tokens:  # not counted (it fits clearly): an estimate is enough here
-            prompt_tokens = estimate_tokens(prompt_text(rendered))
-        deadline = call_deadline(
-            self.request.model_call_deadline_s, prompt_tokens, max_tokens, self.speed.speed
-        )
-        remaining = self._remaining_s()
-        if remaining is not None:  # never past the session's own time budget
-            deadline = max(1.0, min(remaining, deadline))
-        temperature, seed = 0.0, 0  # greedy: the most likely fix first
-        if n > 1:
-            temperature = self.request.temperature
-        if repeated or self.turn == self._sample_turn:
-            # a repeat: a greedy model would give the same answer again
-            temperature = self.request.temperature or REPEAT_TEMPERATURE
-            seed = 100 * (self.usage.calls + 1)  # new for every call; samples use seed + index
-        request = rendered.to_request(
-            max_tokens=max_tokens, temperature=temperature, n=n, deadline_s=deadline, seed=seed
-        )
-        completion = self.backend.complete(request, cancel=self.cancel)
-        self.usage.add(completion)
-        self.speed.observe(completion)
-        self.record(
-            "model_call",
-            step=step,
-            mode=self.strategy.name,
-            form=rendered.form,
-            prompt=rendered.prompt,
-            messages=rendered.messages,
-            stop=rendered.stop,
-            max_tokens=request.max_tokens,
-            deadline_s=round(request.deadline_s, 1),
-            temperature=request.temperature,
-            seed=request.seed,
-            repeated_prompt=repeated,
             n=n,
-            completions=completion.texts,
-            finish_reasons=completion.finish_reasons,
-            prompt_tokens=completion.prompt_tokens,
-            completion_tokens=completion.completion_tokens,
-            seconds=round(completion.seconds, 3),
-            model=completion.model or self.backend.name,
+            max_tokens=max_tokens,
+            remaining_s=self._remaining_s(),
+            sample=self.turn == self._sample_turn,
+            mode=self.strategy.name,
+            record=self.record,
         )
-        return rendered, completion
 
     def prompt_vars(self, **extra: Any) -> PromptVars:
         run = self.current_run
@@ -886,11 +805,11 @@ class Session:
             chosen_after=(_tally(best.run) or TestTally(0, 0)) if best is not None else None,
             wider_before=_tally(self.wider_before),
             wider_after=_tally(self.best_wider),
-            prompt_tokens=self.usage.prompt_tokens,
-            completion_tokens=self.usage.completion_tokens,
-            model_calls=self.usage.calls,
+            prompt_tokens=self.model.usage.prompt_tokens,
+            completion_tokens=self.model.usage.completion_tokens,
+            model_calls=self.model.usage.calls,
             seconds=time.monotonic() - self.started,
-            model_seconds=self.usage.seconds,
+            model_seconds=self.model.usage.seconds,
             fixed_at_turn=self.fixed_at_turn if best is not None else None,
             error=error,
             transcript_path=self.request.transcript_path,

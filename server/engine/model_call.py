@@ -1,0 +1,145 @@
+"""Asking the model once, the way every mode does it: the prompt fitted to the context window,
+re-worded rather than sent twice (a greedy model would only answer it the same way again), a
+deadline scaled to the backend's measured speed, sampling instead of greedy decoding after a
+repeat, and every call recorded for the transcript.
+
+The session decides when to ask and what; this module knows how.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from selfdebug.server.backends.base import Backend, Completion, Usage
+from selfdebug.server.cancel import CancelToken
+from selfdebug.server.engine.call_deadline import SpeedMeter, call_deadline
+from selfdebug.server.engine.context_fit import (
+    context_window,
+    estimate_tokens,
+    fit_variables,
+    prompt_text,
+    token_counter,
+)
+from selfdebug.server.engine.modes import STEP_MAX_TOKENS
+from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt
+from selfdebug.server.engine.types import DebugRequest
+
+REPEAT_TEMPERATURE = 0.7  # a repeated prompt or program is sampled, never asked greedily again
+
+
+class Record(Protocol):
+    def __call__(self, event: str, **fields: Any) -> None: ...
+
+
+class ModelCaller:
+    """The session's line to its backend. It keeps what later calls depend on: the tokens
+    used (budgets), the measured speed (deadlines) and the prompts already sent (repeats)."""
+
+    def __init__(
+        self, backend: Backend, prompts: PromptLibrary, request: DebugRequest, cancel: CancelToken
+    ) -> None:
+        self.backend = backend
+        self.prompts = prompts
+        self.request = request
+        self.cancel = cancel
+        self.usage = Usage()
+        self.speed = SpeedMeter()
+        self._sent: dict[str, int] = {}  # prompt text -> times sent
+        self._repeats = 0  # requests re-worded because they would have repeated
+
+    @property
+    def tokens_used(self) -> int:
+        return self.usage.prompt_tokens + self.usage.completion_tokens
+
+    def render_new(self, step: str, variables: PromptVars) -> tuple[RenderedPrompt, bool]:
+        """The prompt, re-worded when exactly this text was sent before; True when it had to
+        be re-worded."""
+        form = self.backend.prompt_form
+        rendered = self.prompts.render(step, form, variables)
+        repeated = False
+        base_note = variables.repeat_note
+        for _ in range(3):  # a user template may ignore repeat_note: then give up re-wording
+            sent = self._sent.get(rendered.text, 0)
+            if not sent:
+                break
+            repeated = True
+            self._repeats += 1
+            note = (
+                f"This exact request was already sent {sent} time(s) and its answers did not "
+                f"work (repeat {self._repeats}); answer differently this time."
+            )
+            variables.repeat_note = f"{base_note} {note}" if base_note else note
+            rendered = self.prompts.render(step, form, variables)
+        self._sent[rendered.text] = self._sent.get(rendered.text, 0) + 1
+        return rendered, repeated
+
+    def ask(
+        self,
+        step: str,
+        variables: PromptVars,
+        *,
+        n: int,
+        max_tokens: int | None,
+        remaining_s: float | None,
+        sample: bool,
+        mode: str,
+        record: Record,
+    ) -> tuple[RenderedPrompt, Completion]:
+        """One call for prompt step `step`. `remaining_s`: the session's time left (the
+        deadline never goes past it); `sample`: an answer repeated, so do not ask greedily."""
+        if max_tokens is None:
+            max_tokens = self.request.max_tokens or STEP_MAX_TOKENS[step]
+        if self.request.token_budget is not None:  # do not overshoot the budget by much
+            max_tokens = max(16, min(max_tokens, self.request.token_budget - self.tokens_used))
+        form = self.backend.prompt_form
+        variables, trimmed, prompt_tokens = fit_variables(
+            lambda v: self.prompts.render(step, form, v),
+            variables,
+            window=context_window(self.backend),
+            answer_tokens=max_tokens,
+            count=token_counter(self.backend),
+        )
+        if trimmed:
+            record("prompt_trimmed", step=step, trimmed=trimmed)
+        rendered, repeated = self.render_new(step, variables)
+        if not prompt_tokens:  # not counted (it fits clearly): an estimate is enough here
+            prompt_tokens = estimate_tokens(prompt_text(rendered))
+        deadline = call_deadline(
+            self.request.model_call_deadline_s, prompt_tokens, max_tokens, self.speed.speed
+        )
+        if remaining_s is not None:
+            deadline = max(1.0, min(remaining_s, deadline))
+        temperature, seed = 0.0, 0  # greedy: the most likely fix first
+        if n > 1:
+            temperature = self.request.temperature
+        if repeated or sample:  # a greedy model would give the same answer again
+            temperature = self.request.temperature or REPEAT_TEMPERATURE
+            seed = 100 * (self.usage.calls + 1)  # new for every call; samples use seed + index
+        request = rendered.to_request(
+            max_tokens=max_tokens, temperature=temperature, n=n, deadline_s=deadline, seed=seed
+        )
+        completion = self.backend.complete(request, cancel=self.cancel)
+        self.usage.add(completion)
+        self.speed.observe(completion)
+        record(
+            "model_call",
+            step=step,
+            mode=mode,
+            form=rendered.form,
+            prompt=rendered.prompt,
+            messages=rendered.messages,
+            stop=rendered.stop,
+            max_tokens=request.max_tokens,
+            deadline_s=round(request.deadline_s, 1),
+            temperature=request.temperature,
+            seed=request.seed,
+            repeated_prompt=repeated,
+            n=n,
+            completions=completion.texts,
+            finish_reasons=completion.finish_reasons,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            seconds=round(completion.seconds, 3),
+            model=completion.model or self.backend.name,
+        )
+        return rendered, completion
