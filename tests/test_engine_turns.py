@@ -100,6 +100,10 @@ def test_a_repeated_program_is_reported_and_the_model_sampled(project, runner, t
     assert third.temperature > 0 and third.seed not in (first.seed, second.seed)
     attempts = [e for e in read_transcript(transcript) if e["event"] == "attempt"]
     assert [a["repeat_of"] for a in attempts] == ["", "attempt #1", "attempt #1"]
+    # only a session's first call is cold: its answers do not depend on the session before
+    assert [r.cold for r in backend.requests] == [True, False, False]
+    calls = [e for e in read_transcript(transcript) if e["event"] == "model_call"]
+    assert [c["cold"] for c in calls] == [True, False, False]
 
 
 def test_a_prompt_that_would_repeat_is_reworded_and_sampled(project, runner):

@@ -28,6 +28,11 @@ class CompletionRequest:
     seed: int | None = 0
     n: int = 1
     deadline_s: float = 120.0  # overall wall-clock limit for the whole call
+    # Evaluate the whole prompt, none of it from a KV cache left by an earlier call. Local
+    # llama.cpp gives slightly different logits for a prompt whose prefix came from the cache
+    # than for the same prompt evaluated at once, enough to change a greedy answer; a session
+    # starts cold so that the same request gets the same answers. Remote servers ignore it.
+    cold: bool = False
 
     def __post_init__(self) -> None:
         if (self.prompt is None) == (self.messages is None):

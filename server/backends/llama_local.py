@@ -120,6 +120,8 @@ class LocalLlama:
             _acquire(model.call_lock, guard)
             try:
                 model.active_guard = guard
+                if request.cold:
+                    model.llm.reset()  # nothing from the KV cache (CompletionRequest.cold)
                 cached = _cached_prefix(model.llm, prompt.tokens)
                 generation_started = time.monotonic()
                 samples = _sample_all(model, prompt.tokens, stop, request, guard, on_text)

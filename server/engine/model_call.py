@@ -116,7 +116,12 @@ class ModelCaller:
             temperature = self.request.temperature or REPEAT_TEMPERATURE
             seed = 100 * (self.usage.calls + 1)  # new for every call; samples use seed + index
         request = rendered.to_request(
-            max_tokens=max_tokens, temperature=temperature, n=n, deadline_s=deadline, seed=seed
+            max_tokens=max_tokens,
+            temperature=temperature,
+            n=n,
+            deadline_s=deadline,
+            seed=seed,
+            cold=self.usage.calls == 0,  # a session's answers must not depend on the one before
         )
         completion = self.backend.complete(request, cancel=self.cancel)
         self.usage.add(completion)
@@ -133,6 +138,7 @@ class ModelCaller:
             deadline_s=round(request.deadline_s, 1),
             temperature=request.temperature,
             seed=request.seed,
+            cold=request.cold,
             repeated_prompt=repeated,
             n=n,
             completions=completion.texts,

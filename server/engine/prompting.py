@@ -105,7 +105,14 @@ class RenderedPrompt:
         return "\n".join(f"{m['role']}: {m['content']}" for m in self.messages or [])
 
     def to_request(
-        self, *, max_tokens: int, temperature: float, n: int, deadline_s: float, seed: int = 0
+        self,
+        *,
+        max_tokens: int,
+        temperature: float,
+        n: int,
+        deadline_s: float,
+        seed: int = 0,
+        cold: bool = False,
     ) -> CompletionRequest:
         return CompletionRequest(
             prompt=self.prompt,
@@ -116,6 +123,7 @@ class RenderedPrompt:
             seed=seed,
             n=n,
             deadline_s=deadline_s,
+            cold=cold,
         )
 
 
