@@ -187,6 +187,10 @@ function writeUserSettings(interpreter) {
         'extensions.autoCheckUpdates': false,
         'workbench.tips.enabled': false,
         'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        // Tabs wrap instead of scrolling out of view: the explanation preview opens beside the
+        // review and halves its group, and with two tabs in that group the review's Accept and
+        // Discard title buttons were sometimes pushed out of the bar (a layout race).
+        'workbench.editor.wrapTabs': true,
         'files.autoSave': 'off', // the desktop default (the web workbench saves after a delay)
         'selfdebug.interpreter': interpreter,
         'selfdebug.trace.server': 'messages', // the protocol in the extension's log, for failures

@@ -236,6 +236,23 @@ def _cached_prefix(llm: Any, tokens: list[int]) -> int:
     return shared - 1 if shared == len(tokens) and shared > 0 else shared
 
 
+def _evaluate_all_but_last(llm: Any, tokens: list[int]) -> None:
+    """Leave the KV cache holding exactly `tokens[:-1]` (evaluating only what it lacks), so that
+    create_completion evaluates the last prompt token alone, for the first sample as for every
+    later one and for a repeated request. llama.cpp's logits depend on how a token was batched:
+    left to llama-cpp-python, the first sample evaluates the last token inside the prompt's
+    batch and later ones alone, so samples with the same seed differed (measured on Gemma 270M
+    in tests/test_backend_llama.py)."""
+    kept = 0
+    for previous, token in zip(llm.input_ids[: llm.n_tokens], tokens[:-1], strict=False):
+        if previous != token:
+            break
+        kept += 1
+    llm.n_tokens = kept  # eval() and generate() drop the KV cache beyond n_tokens
+    if kept < len(tokens) - 1:
+        llm.eval(tokens[kept:-1])
+
+
 def _sample_all(
     model: LoadedModel,
     tokens: list[int],
@@ -289,6 +306,7 @@ def _sample(
     pieces: list[str] = []
     finish_reason = "stop"
     try:
+        _evaluate_all_but_last(model.llm, tokens)
         stream = model.llm.create_completion(
             tokens,
             max_tokens=request.max_tokens,
