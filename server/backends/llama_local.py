@@ -228,12 +228,18 @@ def _acquire(lock: threading.Lock, guard: CallGuard) -> None:
 def _cached_prefix(llm: Any, tokens: list[int]) -> int:
     """How many prompt tokens llama-cpp-python will take from its KV cache instead of evaluating
     (mirrors Llama.generate: the longest common prefix, minus one when it is the whole prompt)."""
+    shared = _shared_prefix(llm, tokens)
+    return shared - 1 if shared == len(tokens) and shared > 0 else shared
+
+
+def _shared_prefix(llm: Any, tokens: list[int]) -> int:
+    """How many leading `tokens` the KV cache holds already."""
     shared = 0
     for previous, token in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):
         if previous != token:
             break
         shared += 1
-    return shared - 1 if shared == len(tokens) and shared > 0 else shared
+    return shared
 
 
 def _evaluate_all_but_last(llm: Any, tokens: list[int]) -> None:
@@ -243,11 +249,7 @@ def _evaluate_all_but_last(llm: Any, tokens: list[int]) -> None:
     left to llama-cpp-python, the first sample evaluates the last token inside the prompt's
     batch and later ones alone, so samples with the same seed differed (measured on Gemma 270M
     in tests/test_backend_llama.py)."""
-    kept = 0
-    for previous, token in zip(llm.input_ids[: llm.n_tokens], tokens[:-1], strict=False):
-        if previous != token:
-            break
-        kept += 1
+    kept = _shared_prefix(llm, tokens[:-1])
     llm.n_tokens = kept  # eval() and generate() drop the KV cache beyond n_tokens
     if kept < len(tokens) - 1:
         llm.eval(tokens[kept:-1])
