@@ -128,14 +128,12 @@ class E2EClient(LanguageClient):
 
     def progress_messages(self) -> list[str]:
         """Every work-done progress message the server sent, in order per token."""
-        return [
-            getattr(r, "message", "") or "" for rs in self.progress_reports.values() for r in rs
-        ]
+        return [_message(r) for rs in self.progress_reports.values() for r in rs]
 
     def progress_token_with(self, text: str) -> Any:
         """The token of the first progress that reported `text`; None until one has."""
         for token, reports in self.progress_reports.items():
-            if any(text in (getattr(r, "message", "") or "") for r in reports):
+            if any(text in _message(r) for r in reports):
                 return token
         return None
 
@@ -154,6 +152,11 @@ class E2EClient(LanguageClient):
             except asyncio.TimeoutError:
                 raise TimeoutError("condition not met in time") from None
         return value
+
+
+def _message(report: Any) -> str:
+    """A progress report's message ("" for a begin or end without one)."""
+    return getattr(report, "message", "") or ""
 
 
 def _plain(value: Any) -> Any:

@@ -122,7 +122,8 @@ class LocalLlama:
                 model.active_guard = guard
                 if request.cold:
                     model.llm.reset()  # nothing from the KV cache (CompletionRequest.cold)
-                cached = _cached_prefix(model.llm, prompt.tokens)
+                # what _evaluate_all_but_last will take from the cache instead of evaluating
+                cached = _shared_prefix(model.llm, prompt.tokens[:-1])
                 generation_started = time.monotonic()
                 samples = _sample_all(model, prompt.tokens, stop, request, guard, on_text)
             finally:
@@ -223,13 +224,6 @@ def _acquire(lock: threading.Lock, guard: CallGuard) -> None:
     """Wait for the shared model, still honouring cancel and the deadline."""
     while not lock.acquire(timeout=0.05):
         guard.raise_if_stopped(WHAT)
-
-
-def _cached_prefix(llm: Any, tokens: list[int]) -> int:
-    """How many prompt tokens llama-cpp-python will take from its KV cache instead of evaluating
-    (mirrors Llama.generate: the longest common prefix, minus one when it is the whole prompt)."""
-    shared = _shared_prefix(llm, tokens)
-    return shared - 1 if shared == len(tokens) and shared > 0 else shared
 
 
 def _shared_prefix(llm: Any, tokens: list[int]) -> int:

@@ -36,12 +36,18 @@ class ModelCaller:
     used (budgets), the measured speed (deadlines) and the prompts already sent (repeats)."""
 
     def __init__(
-        self, backend: Backend, prompts: PromptLibrary, request: DebugRequest, cancel: CancelToken
+        self,
+        backend: Backend,
+        prompts: PromptLibrary,
+        request: DebugRequest,
+        cancel: CancelToken,
+        record: Record,
     ) -> None:
         self.backend = backend
         self.prompts = prompts
         self.request = request
         self.cancel = cancel
+        self.record = record  # the session's transcript, with the turn
         self.usage = Usage()
         self.speed = SpeedMeter()
         self._sent: dict[str, int] = {}  # prompt text -> times sent
@@ -51,7 +57,7 @@ class ModelCaller:
     def tokens_used(self) -> int:
         return self.usage.prompt_tokens + self.usage.completion_tokens
 
-    def render_new(self, step: str, variables: PromptVars) -> tuple[RenderedPrompt, bool]:
+    def _render_new(self, step: str, variables: PromptVars) -> tuple[RenderedPrompt, bool]:
         """The prompt, re-worded when exactly this text was sent before; True when it had to
         be re-worded."""
         form = self.backend.prompt_form
@@ -83,7 +89,6 @@ class ModelCaller:
         remaining_s: float | None,
         sample: bool,
         mode: str,
-        record: Record,
     ) -> tuple[RenderedPrompt, Completion]:
         """One call for prompt step `step`. `remaining_s`: the session's time left (the
         deadline never goes past it); `sample`: an answer repeated, so do not ask greedily."""
@@ -100,8 +105,8 @@ class ModelCaller:
             count=token_counter(self.backend),
         )
         if trimmed:
-            record("prompt_trimmed", step=step, trimmed=trimmed)
-        rendered, repeated = self.render_new(step, variables)
+            self.record("prompt_trimmed", step=step, trimmed=trimmed)
+        rendered, repeated = self._render_new(step, variables)
         if not prompt_tokens:  # not counted (it fits clearly): an estimate is enough here
             prompt_tokens = estimate_tokens(prompt_text(rendered))
         deadline = call_deadline(
@@ -126,7 +131,7 @@ class ModelCaller:
         completion = self.backend.complete(request, cancel=self.cancel)
         self.usage.add(completion)
         self.speed.observe(completion)
-        record(
+        self.record(
             "model_call",
             step=step,
             mode=mode,

@@ -202,7 +202,8 @@ class Session:
         self.recorder = recorder
         self.cancel = cancel or CancelToken()
         self.started = started
-        self.model = ModelCaller(backend, PromptLibrary(request.prompts_dir), request, self.cancel)
+        prompts = PromptLibrary(request.prompts_dir)
+        self.model = ModelCaller(backend, prompts, request, self.cancel, self.record)
         self.file = Path(request.file).resolve()
         self.label = _label(request)
         self.turn = 0
@@ -315,7 +316,6 @@ class Session:
             remaining_s=self._remaining_s(),
             sample=self.turn == self._sample_turn,
             mode=self.strategy.name,
-            record=self.record,
         )
 
     def prompt_vars(self, **extra: Any) -> PromptVars:
