@@ -265,3 +265,27 @@ def test_default_answer_budget_fits_the_steps_reasoning(project, runner):
     explicit = ScriptedBackend([fenced(GOOD)])
     run_session(make_request(project, max_tokens=300), explicit, runner=runner)
     assert explicit.requests[0].max_tokens == 300
+
+
+def test_an_explanation_without_code_is_asked_again_for_code_only(project, runner, tmp_path):
+    """Qwen2.5-Coder-0.5B answered `Bug: ...` and stopped in every `none` session on QuixBugs
+    dev: the one turn of `none` must still get its code."""
+    prose = "Bug: the loop stops one short of n."
+    backend = ScriptedBackend([prose, fenced(GOOD)])
+    transcript = tmp_path / "no_code.jsonl"
+    result = run_session(
+        make_request(project, mode="none", transcript_path=transcript), backend, runner=runner
+    )
+    assert result.stop_reason == "passed" and result.fixed_at_turn == 1, result.error
+    first, second = backend.requests
+    assert second.max_tokens == first.max_tokens  # not cut: the same budget
+    again = prompt_text(backend, 1)
+    assert "your answer gave no code" in again and "Answer with the code only" in again
+    events = read_transcript(transcript)
+    assert [e["event"] for e in events if e["event"].startswith("retry")] == ["retry_no_code"]
+
+
+def test_an_explanation_without_code_is_asked_again_only_once(project, runner):
+    backend = ScriptedBackend(["Bug: off by one.", "Still no code, sorry."])
+    result = run_session(make_request(project, mode="none"), backend, runner=runner)
+    assert result.stop_reason != "passed" and len(backend.requests) == 2

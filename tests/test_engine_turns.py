@@ -108,7 +108,7 @@ def test_a_repeated_program_is_reported_and_the_model_sampled(project, runner, t
 
 def test_a_prompt_that_would_repeat_is_reworded_and_sampled(project, runner):
     """Unusable answers leave no attempt; the same rejection twice made the same prompt."""
-    backend = ScriptedBackend(["I am not sure what is wrong here."])
+    backend = ScriptedBackend(["```python\ndef sum_to(n:\n    return n\n```"])  # does not parse
     result = run_session(make_request(project), backend, runner=runner)
     assert result.model_calls == 3 and result.fixed_function is None
     sent = prompts(backend)

@@ -35,6 +35,7 @@ class Candidate:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what salvage dropped or moved
     cut: bool = False  # the reply stopped at the token limit before its code ended
+    no_code: bool = False  # the reply ended (not cut) without any code: an explanation alone
 
     @property
     def ok(self) -> bool:
@@ -170,6 +171,7 @@ def _check(
         )
         return candidate
     if not code or not code.strip():
+        candidate.no_code = True
         candidate.problem = (
             f"the answer holds no code; give the whole function `{target.name}` in a "
             "```python block"
