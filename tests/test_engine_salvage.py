@@ -268,8 +268,8 @@ def test_default_answer_budget_fits_the_steps_reasoning(project, runner):
 
 
 def test_an_explanation_without_code_is_asked_again_for_code_only(project, runner, tmp_path):
-    """Qwen2.5-Coder-0.5B answered `Bug: ...` and stopped in every `none` session on QuixBugs
-    dev: the one turn of `none` must still get its code."""
+    """Qwen2.5-Coder-0.5B answered `Bug: ...` and stopped in 23 of 24 `none` sessions on
+    QuixBugs dev: the one turn of `none` must still get its code."""
     prose = "Bug: the loop stops one short of n."
     backend = ScriptedBackend([prose, fenced(GOOD)])
     transcript = tmp_path / "no_code.jsonl"

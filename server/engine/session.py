@@ -397,9 +397,9 @@ class Session:
         were cut at the token limit, or ended with an explanation and no code, ask once more,
         for code only (with a larger budget after a cut).
 
-        Why the no-code case: Qwen2.5-Coder-0.5B answered `Bug: ...` and stopped in 20 of 20
-        `none` sessions on QuixBugs dev (docs/bench/quixbugs-dev-0.5b/), so that mode could
-        never fix anything with it."""
+        Why the no-code case: Qwen2.5-Coder-0.5B answered `Bug: ...` and stopped, with no code,
+        in 23 of 24 `none` sessions on QuixBugs dev (docs/bench/quixbugs-dev-0.5b/), so that
+        mode could not fix anything with it."""
         step, n = self.strategy.fix_step, max(1, self.request.samples)
         rendered, completion = self.ask(step, variables, n=n)
         self._emit(f"checking {len(completion.texts)} candidate(s)", 0.7)
