@@ -404,20 +404,22 @@ class Session:
         rendered, completion = self.ask(step, variables, n=n)
         self._emit(f"checking {len(completion.texts)} candidate(s)", 0.7)
         candidates = self._candidates(rendered, completion)
-        cut = any(c.cut for c in candidates)
-        if any(c.ok for c in candidates) or not (cut or any(c.no_code for c in candidates)):
+        if any(c.ok for c in candidates):
             return candidates
         used = self.request.max_tokens or STEP_MAX_TOKENS[step]
-        larger = max(used, min(used * 2, RETRY_MAX_TOKENS)) if cut else used
-        self.record("retry_cut" if cut else "retry_no_code", max_tokens=larger)
+        if any(c.cut for c in candidates):
+            event, budget = "retry_cut", max(used, min(used * 2, RETRY_MAX_TOKENS))
+            why = (
+                f"your answer was cut off at the length limit ({used} tokens) before its code ended"
+            )
+        elif any(c.no_code for c in candidates):
+            event, budget, why = "retry_no_code", used, "your answer gave no code"
+        else:
+            return candidates
+        self.record(event, max_tokens=budget)
         self._emit("asking again for the code only", 0.6)
-        why = (
-            f"your answer was cut off at the length limit ({used} tokens) before its code ended"
-            if cut
-            else "your answer gave no code"
-        )
         code_only = dataclasses.replace(variables, code_only=True, check_error=why)
-        rendered, completion = self.ask(step, code_only, n=n, max_tokens=larger)
+        rendered, completion = self.ask(step, code_only, n=n, max_tokens=budget)
         return self._candidates(rendered, completion)
 
     def _turn(self) -> _TurnOutcome | None:
