@@ -32,3 +32,4 @@ if [ "$(cat .venv/.selfdebug-llama-build 2>/dev/null)" != "$key" ]; then
   .venv/bin/python -m pip install -q --no-deps --force-reinstall "$wheels"/llama_cpp_python-*.whl
   echo "$key" > .venv/.selfdebug-llama-build
 fi
+command -v bwrap >/dev/null || echo "== bubblewrap is missing: tests will run without the sandbox; add it with \`sudo apt-get install bubblewrap\` (or \`sudo dnf install bubblewrap\`)"
