@@ -34,6 +34,7 @@ def test_doctor_passes_with_the_small_model_and_reports_every_check():
     assert report["ok"] is True
     assert set(checks) == {
         "python + pytest",
+        "project imports",
         "sandbox",
         "model",
         "llama.cpp binding",

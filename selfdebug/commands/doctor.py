@@ -1,7 +1,8 @@
 """Check this machine for selfdebug, each check with a fix hint: the project's interpreter and
-pytest, the sandbox (bubblewrap), the model file, the llama.cpp binding (it loads the model and
-generates one token in the model process, so a crashing build is caught without crashing), GPU
-offload, and a configured endpoint. Exit 0 when every critical check passes, 1 otherwise.
+pytest, whether it imports the project's own package, the sandbox (bubblewrap), the model
+file, the llama.cpp binding (it loads the model and generates one token in the model process,
+so a crashing build is caught without crashing), GPU offload, and a configured endpoint. Exit 0
+when every critical check passes, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -37,9 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def check_interpreter(args: argparse.Namespace) -> Check:
+def check_interpreter(args: argparse.Namespace) -> list[Check]:
+    """The interpreter that runs the project's tests: it has pytest ("python + pytest"), and it
+    imports the project's own package ("project imports", sealed, in the shadow copy)."""
     from selfdebug.commands.isolation_options import runner_settings_from
     from selfdebug.server.runner import ProjectRunner
+    from selfdebug.server.runner.environment import own_packages
     from selfdebug.server.runner.project import cli_boundary, find_project_root
 
     project = Path(args.project).resolve()
@@ -47,17 +51,25 @@ def check_interpreter(args: argparse.Namespace) -> Check:
     try:
         runner = ProjectRunner(root, runner_settings_from(args, test_timeout_s=10.0))
     except RuntimeError as error:  # --require-sandbox without a working bubblewrap
-        return Check("python + pytest", False, str(error))
+        return [Check("python + pytest", False, str(error))]
     with runner:
         info = runner.interpreter_info()
+        problem = runner.environment_problem() if info.ok else ""
     note = f" ({runner.interpreter_note})" if runner.interpreter_note else ""
     if not info.ok:
-        return Check("python + pytest", False, info.problem + note, "see the message above")
+        return [Check("python + pytest", False, info.problem + note, "see the message above")]
     timeout = (
         "" if info.has_timeout_plugin else " (no pytest-timeout: the watchdog still stops hangs)"
     )
     detail = f"{info.path}, pytest {info.pytest_version}{timeout}; project root {root}{note}"
-    return Check("python + pytest", True, detail)
+    packages = own_packages(root)
+    imported = (
+        f"`{'`, `'.join(packages)}` import" if packages else "no package of its own to import"
+    )
+    imports = Check("project imports", True, f"{imported} with {info.path}")
+    if problem:
+        imports = Check("project imports", False, problem, "run the command above")
+    return [Check("python + pytest", True, detail), imports]
 
 
 def check_sandbox(required: bool) -> Check:
@@ -138,7 +150,7 @@ def check_endpoint(url: str) -> Check:
 
 def run_checks(args: argparse.Namespace) -> list[Check]:
     settings = backend_settings_from(args)
-    checks = [check_interpreter(args), check_sandbox(args.require_sandbox)]
+    checks = [*check_interpreter(args), check_sandbox(args.require_sandbox)]
     if settings.backend == "llama":
         import importlib.util
 

@@ -158,7 +158,8 @@ def _print_summary(project_root: Path, candidates: list[TestCandidate], result: 
     if result.error:
         console.print(f"\n[red]run error:[/] {escape(result.error)}")
     for note in result.notes:
-        console.print(f"[yellow]note:[/] {escape(note)}")
+        if note not in result.error:  # the environment's one-line fix leads the error already
+            console.print(f"[yellow]note:[/] {escape(note)}")
     state = "cancelled" if result.cancelled else f"{result.passed}/{result.total} passed"
     sealed = "sandboxed" if result.isolation == "bwrap" else "NOT sandboxed"
     console.print(

@@ -83,8 +83,13 @@ def _first_lines(text, cap=MESSAGE_CAP):
 
 # -- imports must find the shadow copy, not the user's tree ---------------------------------------
 def _redirect(path, user_root, shadow_root):
+    """`path` in the copy when it is under the user's tree and the copy has it. What the copy
+    leaves out stays where it is: the project's own virtualenv (`.venv/lib/.../site-packages`,
+    with the project's test dependencies and pytest plugins), build outputs."""
     if isinstance(path, str) and (path == user_root or path.startswith(user_root + os.sep)):
-        return shadow_root + path[len(user_root) :]
+        copied = shadow_root + path[len(user_root) :]
+        if os.path.exists(copied):
+            return copied
     return path
 
 
@@ -92,7 +97,8 @@ def _redirect_editable_installs(user_root, shadow_root):
     """An editable install of the project (`pip install -e .`) maps its packages to the user's
     tree; point those mappings at the copy so that overrides and fixes are what gets imported.
     Handles setuptools' finder (MAPPING/NAMESPACES), `editables` (_redirections) and path .pth
-    entries on sys.path."""
+    entries on sys.path; paths the copy does not have (a virtualenv inside the project) are
+    kept."""
     for finder in list(sys.meta_path):
         holders = [finder, sys.modules.get(getattr(finder, "__module__", "") or "")]
         for holder in holders:

@@ -1,12 +1,16 @@
 """Where a project starts and which Python runs its tests.
 
-Tests must run with the project's own interpreter (its dependencies, its pytest plugins), so we
-look for the project's virtualenv before falling back to the interpreter running selfdebug. But
-a `.venv/bin/python` committed to a cloned repository is the repository's own program: it is
-used only once the user trusts the project (`trusted`: VS Code's workspace trust or the
-`trustedWorkspace` setting forwarded by the client, `--trust-project` on the command line), and
-even then every start of it, the pytest probe included, runs inside the same sandbox and
-allowlisted environment as the tests (the runner passes the probe runner in).
+Tests must run with the project's own interpreter (its dependencies, its pytest plugins), so the
+order is: the interpreter the user chose (the editor's selected Python, sent as `pythonPath`, or
+`--interpreter`), else the virtualenv active where selfdebug was started (`$VIRTUAL_ENV`, when
+it is not our own), else the project's `.venv`/`venv`/`env`/`.env`, else the interpreter running
+selfdebug ("ours": `InterpreterChoice.ours`, whose own pytest plugins must then not auto-load
+into the user's run). But a `.venv/bin/python` committed to a cloned repository is the
+repository's own program: an interpreter inside the project is used only once the user trusts
+the project (`trusted`: VS Code's workspace trust or the `trustedWorkspace` setting forwarded by
+the client, `--trust-project` on the command line), and even then every start of it, the pytest
+probe included, runs inside the same sandbox and allowlisted environment as the tests (the
+runner passes the probe runner in).
 
 The project root never climbs above its `boundary` (the workspace folder, or the current
 directory for the CLI): a home directory with a `.git` must not become the project.
@@ -14,12 +18,14 @@ directory for the CLI): a home directory with a `.git` must not become the proje
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, cast
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini", ".git")
 VENV_DIRS = (".venv", "venv", "env", ".env")
@@ -56,39 +62,72 @@ def cli_boundary(file: Path | str, cwd: Path | str | None = None) -> Path | None
 def project_interpreter(project_root: Path) -> Path | None:
     """The project's own virtualenv python (.venv, venv, env, .env), if it has one."""
     for name in VENV_DIRS:
-        for candidate in (
-            project_root / name / "bin" / "python",
-            project_root / name / "Scripts" / "python.exe",
-        ):
-            if candidate.is_file() and os.access(candidate, os.X_OK):
-                return candidate
+        found = _venv_python(project_root / name)
+        if found is not None:
+            return found
     return None
+
+
+InterpreterSource = Literal["configured", "active", "project", "ours"]
 
 
 @dataclass(frozen=True)
 class InterpreterChoice:
     path: Path
     note: str = ""  # why the project's own interpreter was passed over ("" when it was not)
+    # configured: the user's choice (pythonPath, --interpreter); active: $VIRTUAL_ENV; project:
+    # the project's own virtualenv; ours: the Python running selfdebug (nothing else was usable)
+    source: InterpreterSource = "ours"
+
+    @property
+    def ours(self) -> bool:
+        """Tests run in selfdebug's own environment: its pytest plugins are not the project's."""
+        return self.source == "ours"
+
+
+def _venv_python(venv: Path) -> Path | None:
+    for candidate in (venv / "bin" / "python", venv / "Scripts" / "python.exe"):
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def active_virtualenv(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The python of the virtualenv activated where selfdebug started (`$VIRTUAL_ENV`: a shell,
+    or Neovim started from one), unless that is selfdebug's own environment."""
+    value = (os.environ if environ is None else environ).get("VIRTUAL_ENV", "")
+    if not value:
+        return None
+    venv = Path(value)
+    with contextlib.suppress(OSError):
+        if venv.resolve() == Path(sys.prefix).resolve():
+            return None
+    return _venv_python(venv)
 
 
 def resolve_interpreter(
-    project_root: Path, configured: str | None, *, trusted: bool = False
+    project_root: Path,
+    configured: str | None,
+    *,
+    trusted: bool = False,
+    environ: Mapping[str, str] | None = None,
 ) -> InterpreterChoice:
-    """The configured interpreter, else the project's virtualenv python, else our own. An
-    interpreter inside the project (found or configured) is used only when `trusted`."""
+    """The configured interpreter, else the active virtualenv's, else the project's virtualenv
+    python, else our own. An interpreter inside the project (of any of these) is used only when
+    `trusted`."""
     root = Path(project_root).resolve()
     if configured:
-        path = Path(configured)
-        inside = root == path.absolute() or root in path.absolute().parents
-        if trusted or not inside:
-            return InterpreterChoice(path)
-        return InterpreterChoice(Path(sys.executable), _untrusted_note(path))
-    found = project_interpreter(root)
-    if found is None:
+        path, source = Path(configured), "configured"
+    elif (active := active_virtualenv(environ)) is not None:
+        path, source = active, "active"
+    elif (found := project_interpreter(root)) is not None:
+        path, source = found, "project"
+    else:
         return InterpreterChoice(Path(sys.executable))
-    if trusted:
-        return InterpreterChoice(found)
-    return InterpreterChoice(Path(sys.executable), _untrusted_note(found))
+    inside = root == path.absolute() or root in path.absolute().parents
+    if trusted or not inside:
+        return InterpreterChoice(path, source=cast(InterpreterSource, source))
+    return InterpreterChoice(Path(sys.executable), _untrusted_note(path))
 
 
 def _untrusted_note(path: Path) -> str:
@@ -149,7 +188,7 @@ def forget_interpreters() -> None:
 
 
 def _check_interpreter(path: Path, run_probe: ProbeRunner) -> InterpreterInfo:
-    install_hint = f"install it with: {path} -m pip install pytest pytest-timeout"
+    install_hint = f"install the project and pytest into it: `{path} -m pip install -e . pytest`"
     if not path.exists():
         return InterpreterInfo(path, False, problem=f"interpreter {path} does not exist")
     try:
@@ -162,6 +201,6 @@ def _check_interpreter(path: Path, run_probe: ProbeRunner) -> InterpreterInfo:
         return InterpreterInfo(path, False, problem=f"interpreter {path} failed: {detail[0]}")
     if words[0] == "NO_PYTEST":
         return InterpreterInfo(
-            path, False, problem=f"pytest is not installed in {path}; " + install_hint
+            path, False, problem=f"pytest is not installed in {path}: " + install_hint
         )
     return InterpreterInfo(path, True, pytest_version=words[1], has_timeout_plugin=words[2] == "1")

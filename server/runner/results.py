@@ -126,6 +126,7 @@ class CollectResult:
     errors: list[CollectError]
     isolation: str
     error: str = ""  # run-level problem (interpreter without pytest, killed, usage error)
+    notes: list[str] = field(default_factory=list)  # what the environment lacks, with the fix
 
 
 def failure_detail(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import tempfile
 import threading
 import time
@@ -23,6 +24,12 @@ from typing import Any
 
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner.assembly import ResultAssembler, RunTally, line_maps_of
+from selfdebug.server.runner.environment import (
+    IMPORT_PROBE,
+    environment_hint,
+    import_probe_problem,
+    own_packages,
+)
 from selfdebug.server.runner.events import PLUGIN_MODULE
 from selfdebug.server.runner.project import (
     InterpreterInfo,
@@ -43,7 +50,7 @@ from selfdebug.server.runner.sandbox import (
 )
 from selfdebug.server.runner.settings import RunnerSettings
 from selfdebug.server.runner.shadow import ShadowCopy, ShadowTooLarge
-from selfdebug.server.runner.supervision import ProcessRun, Supervisor
+from selfdebug.server.runner.supervision import AUTOLOAD_ENV, ProcessRun, Supervisor
 
 __all__ = [
     "CollectError",
@@ -89,7 +96,7 @@ def pytest_argv(
     options += ["--rootdir", str(rootdir), "-o", "console_output_style=classic"]
     if timeout_plugin:
         # Without plugin autoloading pytest-timeout must be named; with it, naming it again fails.
-        if "PYTEST_DISABLE_PLUGIN_AUTOLOAD" in env:
+        if AUTOLOAD_ENV in env:
             options += ["-p", "pytest_timeout"]
         options += ["--timeout", f"{settings.test_timeout_s:g}"]
         options += ["--timeout-method=signal"]
@@ -118,6 +125,7 @@ class ProjectRunner:
             self.project_root, self.settings.interpreter, trusted=self.settings.trust_project
         )
         self.interpreter = choice.path
+        self.interpreter_choice = choice
         self.interpreter_note = choice.note  # the project's own python, passed over untrusted
         self.isolation = choose_isolation(
             self.settings.isolation, require_sandbox=self.settings.require_sandbox
@@ -138,6 +146,7 @@ class ProjectRunner:
             project_root=self.project_root,
             shadow_root=self.shadow.root,
             work_dir=self._base,
+            own_environment=choice.ours,
         )
         self._lock = threading.Lock()
         # Temp files go away with the runner even when close() is forgotten.
@@ -147,6 +156,41 @@ class ProjectRunner:
     def interpreter_info(self) -> InterpreterInfo:
         """Whether the chosen interpreter runs and has pytest (probed inside the sandbox)."""
         return inspect_interpreter(self.interpreter, self.supervisor.check)
+
+    def environment_problem(self) -> str:
+        """One line with the fix when the chosen interpreter cannot run this project's tests (no
+        pytest, or the project's own package does not import: not installed, or a generated
+        `_version.py` missing); "" when it can. Imports the package once, sealed, in the copy."""
+        info = self.interpreter_info()
+        if not info.ok:
+            return info.problem
+        packages = own_packages(self.project_root)
+        if not packages:
+            return ""
+        try:
+            with self._lock:
+                self.shadow.sync()
+                completed = self.supervisor.check_in_copy(
+                    [str(self.interpreter), "-c", IMPORT_PROBE, *packages]
+                )
+        except ShadowTooLarge as too_large:
+            return str(too_large)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"cannot check the project's imports with {self.interpreter}: {error}"
+        return import_probe_problem(
+            completed.stdout + completed.stderr,
+            interpreter=self.interpreter,
+            root=self.project_root,
+            ours=self.interpreter_choice.ours,
+        )
+
+    def _environment_hint(self, errors: Sequence[CollectError]) -> str:
+        return environment_hint(
+            errors,
+            root=self.project_root,
+            interpreter=self.interpreter,
+            ours=self.interpreter_choice.ours,
+        )
 
     def run(
         self,
@@ -223,7 +267,12 @@ class ProjectRunner:
         elif not run.events.has_collected() and not errors:
             error = assembler.output_tail(run) or f"pytest exited with code {run.exit_code}"
         items = assembler.collected_items(run.events)
-        return CollectResult(items, errors, self.isolation, error=error)
+        hint = self._environment_hint(errors)
+        if hint and not items:  # nothing collects: the environment is the problem
+            error = "\n".join(filter(None, [hint, error]))
+        return CollectResult(
+            items, errors, self.isolation, error=error, notes=[hint] if hint else []
+        )
 
     def run_plugin(
         self,
@@ -307,7 +356,12 @@ class ProjectRunner:
                 break
             args = remaining
         cancelled = bool(cancel and cancel.cancelled)
-        return tally.result(nodeids, isolation=self.isolation, probes=probes, cancelled=cancelled)
+        result = tally.result(nodeids, isolation=self.isolation, probes=probes, cancelled=cancelled)
+        hint = self._environment_hint(tally.collect_errors)
+        if hint:  # first: every front end shows the error's first line
+            result.error = "\n".join(filter(None, [hint, result.error]))
+            result.notes.append(hint)
+        return result
 
     def _pytest(
         self,

@@ -56,6 +56,7 @@ from selfdebug.server.runner.settings import RunnerSettings
 LAUNCHER_FILE = "_selfdebug_launcher_v1.py"
 START_MARKER = b"\x1e[selfdebug:start] "  # the plugin writes it before each test's output
 MARKER_ENV = "SELFDEBUG_RUN_MARKER"
+AUTOLOAD_ENV = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
 POLL_S = 0.05
 PROCESS_CHECK_S = 0.25
 EXIT_WAIT_S = 0.5  # after the process exits, how long a leftover may hold the pipe open
@@ -125,10 +126,14 @@ class Supervisor:
         project_root: Path,
         shadow_root: Path,
         work_dir: Path,
+        own_environment: bool = False,
     ) -> None:
         self.settings = settings
         self.isolation = isolation
         self.interpreter = interpreter
+        # The interpreter is selfdebug's own: the pytest plugins installed beside us (say
+        # pytest-asyncio) are not the project's and must not auto-load into its run.
+        self.own_environment = own_environment
         self.project_root = project_root
         self.shadow_root = shadow_root
         self.work_dir = work_dir
@@ -164,6 +169,8 @@ class Supervisor:
             ours["SELFDEBUG_PROBE_LOG"] = str(probe_log)
         if (self.shadow_root / "src").is_dir():
             python_path.append(self.shadow_root / "src")
+        if self.own_environment:  # our plugins are named with -p (see runner.pytest_argv)
+            ours[AUTOLOAD_ENV] = "1"
         env = build_env(
             home=home,
             tmp=tmp,
@@ -261,6 +268,23 @@ class Supervisor:
             )
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
+
+    def check_in_copy(
+        self, argv: list[str], timeout_s: float = 60
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a short check (an import probe) in the shadow copy with the tests' environment,
+        sealed and limited like them."""
+        with self.run_folder() as folder:
+            return subprocess.run(
+                self.sealed(argv, folder.path, folder.readonly),
+                cwd=self.shadow_root,
+                env=folder.env,
+                capture_output=True,
+                text=True,
+                timeout=timeout_s,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
 
     def limits(self) -> dict[str, int]:
         """The launcher's resource limits (RLIMIT_<name> -> value)."""
