@@ -11,11 +11,11 @@ import {
     RevealOutputChannelOn,
     WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
-import { type Interpreter, resolveInterpreter } from './interpreter';
+import { configurationAnswer, type Interpreter, resolveInterpreter } from './interpreter';
 import { installCommand, preflight, preflightMessage, serverExecutable } from './launch';
 import { ProgressNotifications } from './progressNotification';
 import { parseSessionReport, SESSION_REPORT_METHOD } from './report';
-import { configurationFor, folderFor, readServerSettings, SECTION } from './settings';
+import { folderFor, readServerSettings, SECTION } from './settings';
 import { SERVER_PROPOSE_FIX, SERVER_SELF_DEBUG } from './commands';
 import type { FixReview } from './fixReview';
 import type { ReportView } from './reportView';
@@ -116,7 +116,11 @@ export class ServerController implements vscode.Disposable {
             ],
             outputChannel: this.output,
             revealOutputChannelOn: RevealOutputChannelOn.Never,
-            initializationOptions: { selfdebug: readServerSettings() },
+            // The client's own layer: the user's settings, and VS Code's workspace trust (the
+            // project's own interpreter runs only in a trusted workspace; server/lsp/settings.py).
+            initializationOptions: {
+                selfdebug: { ...readServerSettings(), trustedWorkspace: vscode.workspace.isTrusted },
+            },
             // A change of a "selfdebug" setting is announced (workspace/didChangeConfiguration);
             // the server then pulls the settings again, answered by `configuration` below.
             synchronize: { configurationSection: SECTION },
@@ -138,10 +142,12 @@ export class ServerController implements vscode.Disposable {
                         if (!Array.isArray(defaults)) {
                             return defaults;
                         }
-                        return params.items.map((item, index) => {
-                            const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
-                            return configurationFor(item.section, scope) ?? defaults[index];
-                        });
+                        return Promise.all(
+                            params.items.map(async (item, index) => {
+                                const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+                                return (await configurationAnswer(item.section, scope)) ?? defaults[index];
+                            }),
+                        );
                     },
                 },
                 // With `showReport` the server asks to show the report's markdown file: show the

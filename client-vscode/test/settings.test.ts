@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
-import { resolveInterpreter } from '../src/interpreter';
+import { configurationAnswer, resolveInterpreter, withTestInterpreter } from '../src/interpreter';
 import {
     configurationFor,
     expandVariables,
@@ -175,6 +175,63 @@ describe('interpreter resolution', () => {
             },
         });
         assert.deepEqual(await resolveInterpreter(), { command: '/envs/a/bin/python', source: 'python-extension' });
+    });
+});
+
+describe("the tests' interpreter (pythonPath)", () => {
+    beforeEach(() => setFakeWorkspace({ settings: {}, folders: [{ name: 'p', path: '/ws/p' }] }));
+    const selected = async (scope?: { fsPath: string }) => (scope ? `${scope.fsPath}/.venv/bin/python` : undefined);
+    const noPythonExtension = async () => undefined;
+
+    test("empty: the Python extension's environment for the file's folder", async () => {
+        const answer = (await configurationAnswer('selfdebug', fakeUri('/ws/p'), selected)) as { pythonPath: string };
+        assert.equal(answer.pythonPath, '/ws/p/.venv/bin/python');
+        assert.equal(await configurationAnswer('selfdebug.pythonPath', fakeUri('/ws/p'), selected), '/ws/p/.venv/bin/python');
+    });
+
+    test('the setting wins over the Python extension, expanded', async () => {
+        setFakeWorkspace({
+            settings: { p: { pythonPath: '${workspaceFolder}/env/bin/python' } },
+            folders: [{ name: 'p', path: '/ws/p' }],
+        });
+        const answer = (await configurationAnswer('selfdebug', fakeUri('/ws/p/m.py'), selected)) as { pythonPath: string };
+        assert.equal(answer.pythonPath, '/ws/p/env/bin/python');
+    });
+
+    test('without the Python extension it stays empty (the server looks for .venv/venv)', async () => {
+        const settings = { ...SERVER_DEFAULTS };
+        assert.equal((await withTestInterpreter(settings, fakeUri('/ws/p'), noPythonExtension)).pythonPath, '');
+        assert.equal(await configurationAnswer('selfdebug.pythonPath', undefined, noPythonExtension), '');
+        // the real lookup, with ms-python.python not installed
+        assert.equal(((await configurationAnswer('selfdebug', fakeUri('/ws/p'))) as { pythonPath: string }).pythonPath, '');
+    });
+
+    test("with ms-python.python installed its environments API is asked for the folder", async () => {
+        const asked: unknown[] = [];
+        setFakeWorkspace({
+            settings: {},
+            folders: [{ name: 'p', path: '/ws/p' }],
+            extensions: {
+                'ms-python.python': {
+                    environments: {
+                        getActiveEnvironmentPath: (scope: unknown) => {
+                            asked.push(scope);
+                            return { id: 'x', path: '/ws/p/.venv' };
+                        },
+                        resolveEnvironment: async (env: { path: string }) => ({
+                            executable: { uri: fakeUri(`${env.path}/bin/python`) },
+                        }),
+                    },
+                },
+            },
+        });
+        const answer = (await configurationAnswer('selfdebug', fakeUri('/ws/p/m.py'))) as { pythonPath: string };
+        assert.equal(answer.pythonPath, '/ws/p/.venv/bin/python');
+        assert.equal((asked[0] as { fsPath: string }).fsPath, '/ws/p/m.py');
+    });
+
+    test('other sections are still left to the default handler', async () => {
+        assert.equal(await configurationAnswer('python', undefined, selected), undefined);
     });
 });
 
