@@ -226,3 +226,49 @@ def test_the_active_virtualenv_is_the_projects_unless_it_is_ours(tmp_path: Path)
         project, "/usr/bin/python3", environ={"VIRTUAL_ENV": str(venv)}
     )
     assert configured.source == "configured"
+
+
+CONFIGS = {
+    "pytest.ini": "[pytest]\n{body}",
+    "tox.ini": "[tox]\nenvlist = py\n\n[pytest]\n{body}",
+    "setup.cfg": "[metadata]\nname = cfgproj\n\n[tool:pytest]\n{body}",
+}
+CONFIG_BODY = """\
+pythonpath = lib
+testpaths = checks
+addopts = --strict-markers
+markers =
+    unit: a unit test
+filterwarnings =
+    error
+"""
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_the_projects_pytest_configuration_is_honoured(tmp_path: Path, config: str) -> None:
+    """pytest.ini, tox.ini and setup.cfg: `pythonpath` (a `lib/` folder, imported from the
+    copy), `testpaths`, `addopts`, markers under --strict-markers, a conftest fixture, and
+    `filterwarnings = error` (an INTERNALERROR with our plugins before)."""
+    root = tmp_path / "cfgproj"
+    (root / "lib").mkdir(parents=True)
+    (root / "checks").mkdir()
+    (root / config).write_text(CONFIGS[config].format(body=CONFIG_BODY))
+    (root / "lib" / "shapes.py").write_text("def area(w, h):\n    return w * h\n")
+    (root / "checks" / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.fixture\ndef side():\n    return 4\n"
+    )
+    (root / "checks" / "test_shapes.py").write_text(
+        "import pytest\nfrom shapes import area\n\n\n@pytest.mark.unit\n"
+        "def test_area(side):\n    assert area(side, 2) == 8\n"
+    )
+    with ProjectRunner(root, RunnerSettings(test_timeout_s=30)) as runner:
+        collected = runner.collect()
+        plain = runner.run(["checks/test_shapes.py"])
+        candidate = runner.run(
+            ["checks/test_shapes.py"],
+            overrides={root / "lib" / "shapes.py": "def area(w, h):\n    return w + h\n"},
+        )
+    assert [item.nodeid for item in collected.items] == ["checks/test_shapes.py::test_area"]
+    assert plain.all_passed, plain.error
+    [test] = candidate.tests
+    assert (test.outcome, test.assert_left, test.assert_right) == ("failed", "6", "8")

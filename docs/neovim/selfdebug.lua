@@ -5,6 +5,7 @@
 --   require('selfdebug').setup({
 --     -- cmd = { '/path/to/venv/bin/selfdebug', 'serve' },   -- default: `selfdebug` on PATH
 --     settings = { selfdebug = { maxTurns = 4, mode = 'auto', runOnSave = false } },
+--     -- init_options = { selfdebug = { trustedWorkspace = true } },  -- the project's .venv may run
 --   })
 --
 -- Then, on a Python function: `gra` (or `:lua vim.lsp.buf.code_action()`) offers "Self-debug `f`"

@@ -37,7 +37,11 @@ def add_isolation_arguments(parser: argparse.ArgumentParser) -> None:
         help="let the project's own .venv/venv/env/.env python run (it is the repository's code)",
     )
     parser.add_argument(
-        "--interpreter", default=None, metavar="PYTHON", help="the Python that runs the tests"
+        "--interpreter",
+        default=None,
+        metavar="PYTHON",
+        help="the Python that runs the tests (default: the activated $VIRTUAL_ENV, else the "
+        "project's .venv/venv with --trust-project, else selfdebug's own, without its plugins)",
     )
 
 
