@@ -233,3 +233,65 @@ def test_same_code_ignores_formatting_comments_and_docstrings():
         original, original.replace('    """Return 1 + 2 + ... + n (0 when n <= 0)."""\n', "")
     )
     assert not same_code(original, GOOD)
+
+
+# A function documented for mkdocs: its docstring holds a Markdown example block. The reply's
+# own fence must not end at the docstring's inner fence (finding 4 of issue 23).
+DOCUMENTED_SOURCE = '''def strip_slash(path):
+    """Drop one trailing slash.
+
+    ```pycon
+    >>> strip_slash("/a/")
+    '/a'
+    ```
+    """
+    return path[:-1]
+'''
+DOCUMENTED_FIX = '''def strip_slash(path):
+    """Drop one trailing slash.
+
+    ```pycon
+    >>> strip_slash("/a/")
+    '/a'
+    ```
+    """
+    return path[:-1] if path.endswith("/") else path
+'''
+
+
+def test_a_docstring_with_a_markdown_fence_is_kept_whole_in_a_chat_reply():
+    reply = fenced(DOCUMENTED_FIX, before="Bug: a path without a slash loses a letter.\n")
+    candidate = check_candidate(
+        reply + "It now checks first.\n",
+        locate(DOCUMENTED_SOURCE, "strip_slash"),
+        DOCUMENTED_SOURCE,
+    )
+    assert candidate.ok, candidate.problem
+    assert candidate.code == DOCUMENTED_FIX
+    assert candidate.explanation == "a path without a slash loses a letter."
+
+
+def test_a_docstring_with_a_markdown_fence_is_kept_whole_in_a_completion_reply():
+    target = locate(DOCUMENTED_SOURCE, "strip_slash")
+    header = "def strip_slash(path):\n"
+    body = DOCUMENTED_FIX[len(header) :]
+    reply = body + "```\nBug: a path without a slash loses a letter.\n"
+    candidate = check_candidate(
+        reply, target, DOCUMENTED_SOURCE, opened_fence=True, code_prefix=header
+    )
+    assert candidate.ok, candidate.problem
+    assert candidate.code == DOCUMENTED_FIX
+    assert candidate.explanation == "a path without a slash loses a letter."
+    # cut by the token limit inside the docstring's example: the code did not end
+    cut = check_candidate(
+        body[:60], target, DOCUMENTED_SOURCE, opened_fence=True, code_prefix=header, truncated=True
+    )
+    assert cut.cut and not cut.ok
+
+
+def test_a_reply_whose_only_block_never_parses_is_reported_as_it_is():
+    reply = "```python\ndef strip_slash(path):\n    return path[:-1\n```\nBug: x\n"
+    candidate = check_candidate(reply, locate(DOCUMENTED_SOURCE, "strip_slash"), DOCUMENTED_SOURCE)
+    assert not candidate.ok
+    assert "does not parse" in candidate.problem
+    assert candidate.explanation == "x"

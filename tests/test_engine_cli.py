@@ -302,3 +302,18 @@ def test_demo_passes_backend_options_through_to_fix(tmp_path):
         "pyproject.toml",
         "shop.py",
     ]
+
+
+def test_test_ids_that_look_like_markup_are_printed_as_they_are(tmp_path):
+    """`[/a/-/a]` closes a rich tag (it crashed the CLI) and `[active_record-...]` opens one
+    (it vanished): every id is printed verbatim."""
+    root = tmp_path / "slashproj"
+    shutil.copytree(FIXTURE.parent / "slashproj", root)
+    done = selfdebug(
+        ["fix", "paths.py::strip_slash", "--mode", "search", "--no-wider"], tmp_path, cwd=root
+    )
+    output = done.stdout + done.stderr
+    assert "Traceback" not in output and "MarkupError" not in output, output
+    assert done.returncode in (0, 1), output
+    assert "check_paths.py::test_strip_slash[/a/-/a]" in output
+    assert "check_paths.py::test_strip_slash_keeps_words[active_record-Active Record]" in output

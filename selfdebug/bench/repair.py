@@ -371,6 +371,7 @@ def _run_pairs(
 ) -> None:
     """A thread pool where each worker runs one whole session; results are saved as they come."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -418,7 +419,9 @@ def _run_pairs(
                     progress.update(
                         task,
                         advance=1,
-                        description=f"repair ({fixed} fixed; last {outcome.mode} {outcome.id})",
+                        description=escape(
+                            f"repair ({fixed} fixed; last {outcome.mode} {outcome.id})"
+                        ),
                     )
                     if on_result is not None:
                         on_result(outcome)

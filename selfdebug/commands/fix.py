@@ -162,6 +162,7 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
 
 def _run_with_progress(request: DebugRequest, backend, console, runner=None) -> DebugResult:
     """Run the session in a worker thread so Ctrl-C in the main thread cancels it cleanly."""
+    from rich.markup import escape
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from selfdebug.server.cancel import CancelToken
@@ -190,7 +191,7 @@ def _run_with_progress(request: DebugRequest, backend, console, runner=None) -> 
             bar.update(
                 tasks[event.turn],
                 completed=max(0, min(100, within)) if event.turn else 50,
-                description=event.message or event.phase,
+                description=escape(event.message or event.phase),  # may name test ids
             )
 
         finished = threading.Event()
@@ -255,6 +256,7 @@ def report(result: DebugResult, request: DebugRequest, out=sys.stdout, isolation
 
 def main(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
 
     from selfdebug.server.backends.base import Backend, BackendConfigError
     from selfdebug.server.backends.factory import make_backend
@@ -286,9 +288,13 @@ def main(args: argparse.Namespace) -> int:
         return _fail(str(error))
     original = _read(request.file)
     console.print(
-        f"selfdebug: debugging {request.qualname} in {request.file} with "
-        f"{len(request.tests)} test(s) ({', '.join(request.tests[:3])}"
-        f"{', ...' if len(request.tests) > 3 else ''}), mode {request.mode}, backend {backend.name}"
+        escape(
+            f"selfdebug: debugging {request.qualname} in {request.file} with "
+            f"{len(request.tests)} test(s) ({', '.join(request.tests[:3])}"
+            f"{', ...' if len(request.tests) > 3 else ''}), mode {request.mode}, "
+            f"backend {backend.name}"
+        ),
+        soft_wrap=True,  # a test id is never broken across lines
     )
     try:
         result = _run_with_progress(request, backend, console, runner)

@@ -135,7 +135,7 @@ def _print_summary(project_root: Path, candidates: list[TestCandidate], result: 
     styles = {"passed": "green", "skipped": "yellow", "failed": "red", "error": "red"}
     for test in result.tests:
         style = styles.get(test.outcome, "magenta")
-        why = f"  [dim](found: {reasons[test.nodeid]})[/]" if test.nodeid in reasons else ""
+        why = f"  [dim](found: {escape(reasons[test.nodeid])})[/]" if test.nodeid in reasons else ""
         console.print(
             f"[{style}]{test.outcome:<8}[/] {test.duration:6.2f} s  {escape(test.nodeid)}{why}"
         )

@@ -15,11 +15,11 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from selfdebug.server.engine.fences import code_blocks, continued_code, text_outside
 from selfdebug.server.engine.safety import review_candidate
 from selfdebug.server.engine.salvage import salvage_function, strip_added_prints
 from selfdebug.server.engine.target import TargetFunction
 
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)(?:\n[ \t]*```|\Z)", re.DOTALL)
 _BUG_LINE = re.compile(r"^\s*(?:#+\s*)?(?:\*\*)?bug(?:\*\*)?\s*:?\s*(.*)$", re.IGNORECASE)
 
 
@@ -70,12 +70,14 @@ def extract_code(
     (after `code_prefix`, e.g. the function's `def` line), so the reply continues that code up
     to the closing fence or the stop marker."""
     if opened_fence:
-        head = re.split(r"^[ \t]*```", reply, maxsplit=1, flags=re.MULTILINE)[0]
         first_prefix_line = code_prefix.strip().splitlines()[0] if code_prefix.strip() else ""
+        continued = continued_code(reply)
+        head = continued.body + "\n"
         if first_prefix_line and not head.lstrip().startswith(first_prefix_line):
-            head = code_prefix + head  # the model continued our def line, as asked
+            # the model continued our def line, as asked
+            head = code_prefix + continued_code(reply, code_prefix).body + "\n"
         return _strip_to_def_block(head) or None
-    blocks = [(lang, body) for lang, body in _FENCE.findall(reply)]
+    blocks = [(block.lang, block.body) for block in code_blocks(reply)]
     pattern = rf"\bdef\s+{re.escape(function_name)}\b"
     defining = [body for _lang, body in blocks if re.search(pattern, body)]
     if defining:
@@ -90,9 +92,9 @@ def extract_explanation(reply: str, opened_fence: bool) -> str:
     """The model's one-line account of the bug: a "Bug:" line/section, else the prose around."""
     text = reply
     if opened_fence:
-        parts = re.split(r"^[ \t]*```[ \t]*$", reply, maxsplit=1, flags=re.MULTILINE)
-        text = parts[1] if len(parts) > 1 else ""
-    without_code = _FENCE.sub("", text)
+        continued = continued_code(reply)
+        text = "\n".join(reply.splitlines()[continued.end + 1 :]) if continued.closed else ""
+    without_code = text_outside(text, code_blocks(text))
     lines = without_code.splitlines()
     for index, line in enumerate(lines):
         match = _BUG_LINE.match(line)
@@ -113,8 +115,10 @@ def extract_explanation(reply: str, opened_fence: bool) -> str:
 def _code_closed(reply: str, opened_fence: bool) -> bool:
     """Whether the reply's code block ends with its closing fence (a reply cut by the token
     limit after that still holds the whole code)."""
-    fences = len(re.findall(r"^[ \t]*```", reply, flags=re.MULTILINE))
-    return fences >= 1 if opened_fence else fences >= 2 and fences % 2 == 0
+    if opened_fence:
+        return continued_code(reply).closed
+    blocks = code_blocks(reply)
+    return bool(blocks) and all(block.closed for block in blocks)
 
 
 def check_candidate(
