@@ -17,6 +17,17 @@ from pathlib import Path
 
 import pytest
 from helpers.project_env import build_wheel, make_venv, pip_install
+from lsprotocol.types import (
+    ClientCapabilities,
+    DidOpenTextDocumentParams,
+    ExecuteCommandParams,
+    InitializeParams,
+    TextDocumentItem,
+    WorkspaceClientCapabilities,
+    WorkspaceFolder,
+)
+from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 from selfdebug.server.runner import project as project_module
@@ -211,6 +222,46 @@ def test_the_cli_prints_the_one_line_fix(tmp_path: Path) -> None:
     assert done.returncode == 2, output
     assert "the project's own package `unversioned` does not import" in output
     assert "pip install -e . pytest" in output
+
+
+async def test_the_editor_shows_the_one_line_fix(tmp_path: Path) -> None:
+    """The LSP path: "Run tests for `triple`" in the unversioned project answers with the error
+    and shows it (window/showMessage), the fix included."""
+    root = copy_fixture("unversioned", tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SELFDEBUG_")}
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "selfdebug", "serve"], server_env=env
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    folder = from_fs_path(str(root)) or ""
+    try:
+        await client.initialize_session(
+            InitializeParams(
+                capabilities=ClientCapabilities(workspace=WorkspaceClientCapabilities()),
+                workspace_folders=[WorkspaceFolder(uri=folder, name="unversioned")],
+            )
+        )
+        module = root / "src" / "unversioned" / "__init__.py"
+        uri = from_fs_path(str(module)) or ""
+        client.text_document_did_open(
+            DidOpenTextDocumentParams(TextDocumentItem(uri, "python", 1, module.read_text()))
+        )
+        answer = await client.workspace_execute_command_async(
+            ExecuteCommandParams(
+                command="selfdebug.runTests", arguments=[{"uri": uri, "qualname": "triple"}]
+            )
+        )
+        shown = [message.message for message in client.messages]
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+    assert "the project's own package `unversioned` does not import" in answer["error"]
+    assert any(
+        "`unversioned` does not import" in text and "pip install -e . pytest" in text
+        for text in shown
+    ), shown
 
 
 def test_the_active_virtualenv_is_the_projects_unless_it_is_ours(tmp_path: Path) -> None:
