@@ -70,6 +70,9 @@ def make_venv(venv: Path, *, with_pytest: bool = True, with_pip: bool = True) ->
     python = venv / "bin" / "python"
     if with_pytest:
         copy_distributions(["pytest"], site_packages(venv))
+        # Bytecode, as pip writes it at install: the runs set PYTHONDONTWRITEBYTECODE.
+        compile_all = [str(python), "-m", "compileall", "-q", str(site_packages(venv))]
+        subprocess.run(compile_all, check=True, capture_output=True, timeout=300)
     return python
 
 
