@@ -1,8 +1,9 @@
 """Check this machine for selfdebug, each check with a fix hint: the project's interpreter and
-pytest, whether it imports the project's own package, the sandbox (bubblewrap), the model
-file, the llama.cpp binding (it loads the model and generates one token in the model process,
-so a crashing build is caught without crashing), GPU offload, and a configured endpoint. Exit 0
-when every critical check passes, 1 otherwise.
+pytest, whether it imports the project's own package, the protection tests run under
+(bubblewrap; without it Landlock read+write, or none: `--json` says which as "protection"), the
+model file, the llama.cpp binding (it loads the model and generates one token in the model
+process, so a crashing build is caught without crashing), GPU offload, and a configured endpoint.
+Exit 0 when every critical check passes, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -72,22 +73,37 @@ def check_interpreter(args: argparse.Namespace) -> list[Check]:
     return [Check("python + pytest", True, detail), imports]
 
 
-def check_sandbox(required: bool) -> Check:
+def protection_in_force(args: argparse.Namespace) -> str:
+    """What would guard a test run with these flags (`protection()`: "bubblewrap", "landlock
+    read+write" or "none"), or "refused" when --require-sandbox finds no bubblewrap."""
+    from selfdebug.server.runner.sandbox import SandboxUnavailable, choose_isolation, protection
+
+    try:
+        return protection(choose_isolation(args.isolation, require_sandbox=args.require_sandbox))
+    except SandboxUnavailable:
+        return "refused"
+
+
+def check_sandbox(args: argparse.Namespace) -> Check:
     from selfdebug.server.runner.sandbox import (
         bubblewrap_install_hint,
         bwrap_path,
         isolation_warning,
     )
 
-    path = bwrap_path()
-    if path:
-        return Check("sandbox", True, f"bubblewrap works ({path}): tests run isolated")
+    in_force = protection_in_force(args)
+    if in_force == "bubblewrap":
+        detail = f"protection: bubblewrap ({bwrap_path()}): tests run isolated"
+        return Check("sandbox", True, detail)
+    if in_force == "refused":
+        detail = "protection: none allowed: --require-sandbox and bubblewrap cannot run here"
+        return Check("sandbox", False, detail, bubblewrap_install_hint())
     return Check(
         "sandbox",
         False,
-        isolation_warning("rlimits"),
+        f"protection: {in_force}; {isolation_warning('rlimits')}",
         bubblewrap_install_hint(),
-        critical=required,
+        critical=args.require_sandbox,
     )
 
 
@@ -150,7 +166,7 @@ def check_endpoint(url: str) -> Check:
 
 def run_checks(args: argparse.Namespace) -> list[Check]:
     settings = backend_settings_from(args)
-    checks = [*check_interpreter(args), check_sandbox(args.require_sandbox)]
+    checks = [*check_interpreter(args), check_sandbox(args)]
     if settings.backend == "llama":
         import importlib.util
 
@@ -171,7 +187,8 @@ def main(args: argparse.Namespace) -> int:
     checks = run_checks(args)
     passed = all(check.ok for check in checks if check.critical)
     if args.json:
-        print(json.dumps({"ok": passed, "checks": [asdict(c) | {"mark": c.mark} for c in checks]}))
+        report = {"ok": passed, "protection": protection_in_force(args)}
+        print(json.dumps(report | {"checks": [asdict(c) | {"mark": c.mark} for c in checks]}))
     else:
         for check in checks:
             print(f"[{check.mark:>4}] {check.name}: {check.detail}")

@@ -106,6 +106,7 @@ def _as_json(
     target: str, project_root: Path, candidates: list[TestCandidate], result: RunResult
 ) -> dict[str, Any]:
     from selfdebug.server.runner import isolation_warning
+    from selfdebug.server.runner.sandbox import protection
 
     return {
         "target": target,
@@ -122,6 +123,7 @@ def _as_json(
         ],
         "result": result.to_json(),
         "sandboxed": result.isolation == "bwrap",
+        "protection": protection(result.isolation),
         "isolation_warning": isolation_warning(result.isolation),
     }
 

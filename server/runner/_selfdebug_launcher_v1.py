@@ -5,13 +5,18 @@ Standalone on purpose: it imports only the standard library, so any Python 3 can
 runner starts it with selfdebug's own interpreter, so the restrictions are in place before the
 project's interpreter runs at all). Limits are set here rather than in a `preexec_fn`, which can
 deadlock in a threaded server. Usage:
-python _selfdebug_launcher_v1.py '{"limits": {"AS": 1073741824}, "landlock": [dirs], "argv": [...]}'
-`landlock` lists the only folders the command may write to (files anywhere else are read-only);
-it is applied when the kernel has Landlock and ignored otherwise.
+python _selfdebug_launcher_v1.py '{"limits": {"AS": 1073741824}, "landlock": [dirs],
+    "landlock_read": [paths], "landlock_required": true, "argv": [...]}'
+`landlock` lists the only folders the command may write to; `landlock_read`, when given, the
+only files and folders it may read or execute besides them (the server builds that list:
+server/runner/read_rules.py); without it reads stay open. Landlock is applied when the kernel has
+it; `landlock_required` (the server saw the kernel has it) makes a failure to apply it fatal
+instead of silent, so a run is never less sealed than the user was told.
 """
 
 import json
 import os
+import stat
 import sys
 
 
@@ -58,11 +63,16 @@ _WRITE_ACCESS = {  # ABI version -> filesystem write rights it knows
     2: 0b11_1111_1111_0010,  # + REFER
     3: 0b111_1111_1111_0010,  # + TRUNCATE
 }
+_READ_ACCESS = 0b1101  # EXECUTE, READ_FILE, READ_DIR (every ABI knows them)
+_FILE_ACCESS = 0b1100_0000_0000_0111  # the rights a rule on a file (not a folder) may carry
+# Device files a test may use (never /dev as a whole: as root that is every disk).
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
+            "/dev/ptmx", "/dev/pts")  # fmt: skip
 
 
-def apply_landlock(writable):
-    """Allow writes only below `writable` (reads and exec stay allowed). False when the kernel
-    has no Landlock (the caller has said so to the user already)."""
+def apply_landlock(writable, readable=None):
+    """Allow writes only below `writable`; with `readable` (a list), reads and exec only below
+    `readable` and `writable`. False when Landlock could not be applied."""
     try:
         import ctypes
     except ImportError:
@@ -72,6 +82,8 @@ def apply_landlock(writable):
     if abi < 1:
         return False
     handled = _WRITE_ACCESS[min(abi, 3)]
+    if readable is not None:
+        handled |= _READ_ACCESS
 
     class RulesetAttr(ctypes.Structure):
         _fields_ = [("handled_access_fs", ctypes.c_uint64)]
@@ -85,17 +97,21 @@ def apply_landlock(writable):
     if ruleset < 0:
         return False
     try:
-        # /dev/null and terminals stay writable; /dev/shm holds multiprocessing's semaphores.
-        device_writes = handled & (1 << 1 | 1 << 14)  # WRITE_FILE, TRUNCATE
+        # Devices: read and write (terminals, /dev/null); /dev/shm holds multiprocessing's
+        # semaphores.
+        device_access = handled & (1 << 1 | 1 << 2 | 1 << 14)  # WRITE_FILE, READ_FILE, TRUNCATE
         rules = [(folder, handled) for folder in writable]
-        rules += [("/dev", device_writes), ("/dev/shm", handled)]
-        for folder, access in rules:
+        rules += [(device, device_access) for device in _DEVICES] + [("/dev/shm", handled)]
+        rules += [(path, _READ_ACCESS) for path in readable or ()]
+        for path, access in rules:
             try:
-                fd = os.open(folder, os.O_PATH | os.O_CLOEXEC)
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:
                 continue
             try:
-                rule = PathBeneath(access, fd)
+                if not stat.S_ISDIR(os.fstat(fd).st_mode):
+                    access &= _FILE_ACCESS
+                rule = PathBeneath(access & handled, fd)
                 libc.syscall(_ADD_RULE, ruleset, 1, ctypes.byref(rule), 0)  # PATH_BENEATH
             finally:
                 os.close(fd)
@@ -106,16 +122,28 @@ def apply_landlock(writable):
         os.close(ruleset)
 
 
-def drop_ptrace_capability():
-    """Run as root, the command would keep CAP_SYS_PTRACE, which reads any process's
-    /proc/<pid>/environ (the server's API keys) even when that process is non-dumpable. Dropped
-    from the bounding set, it is gone after exec."""
+# Capabilities a test run as root must not keep: CAP_SYS_PTRACE reads any process's
+# /proc/<pid>/environ (the server's API keys) even when that process is non-dumpable, and
+# CAP_SYS_ADMIN or CAP_PERFMON let it read a same-user process's environ past Landlock's ptrace
+# scoping (seen on Linux 6.18); CAP_BPF and CAP_SYS_MODULE reach kernel memory, CAP_SYS_RAWIO
+# devices, CAP_DAC_READ_SEARCH opens files by handle, CAP_CHECKPOINT_RESTORE other processes'
+# mapped files.
+_DROPPED_CAPABILITIES = {"SYS_PTRACE": 19, "SYS_ADMIN": 21, "PERFMON": 38, "BPF": 39,
+                         "SYS_MODULE": 16, "SYS_RAWIO": 17, "DAC_READ_SEARCH": 2,
+                         "CHECKPOINT_RESTORE": 40}  # fmt: skip
+
+
+def drop_root_capabilities():
+    """Run as root, drop `_DROPPED_CAPABILITIES` from the bounding set: they are gone after
+    exec. Nothing to do for other users (they hold no capabilities)."""
     if os.getuid() != 0:
         return
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(24, 19, 0, 0, 0)  # PR_CAPBSET_DROP, SYS_PTRACE
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        for number in _DROPPED_CAPABILITIES.values():
+            prctl(24, number, 0, 0, 0)  # PR_CAPBSET_DROP (EINVAL for one the kernel lacks)
     except (ImportError, OSError, AttributeError):
         pass
 
@@ -124,8 +152,11 @@ def main():
     config = json.loads(sys.argv[1])
     apply_limits(config.get("limits", {}))
     if config.get("landlock") is not None:  # the fallback: no bubblewrap around us
-        apply_landlock(config["landlock"])
-        drop_ptrace_capability()
+        applied = apply_landlock(config["landlock"], config.get("landlock_read"))
+        if not applied and config.get("landlock_required"):
+            sys.stderr.write("selfdebug launcher: Landlock could not be applied; not running\n")
+            sys.exit(126)
+        drop_root_capabilities()
     argv = config["argv"]
     os.execv(argv[0], argv)
 

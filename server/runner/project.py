@@ -19,6 +19,7 @@ directory for the CLI): a home directory with a `.git` must not become the proje
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -145,11 +146,14 @@ class InterpreterInfo:
     pytest_version: str = ""
     has_timeout_plugin: bool = False
     problem: str = ""  # a message for the user when not ok
+    # Its prefixes and sys.path entries: what the fallback's Landlock rules let a test read.
+    search_paths: tuple[str, ...] = ()
 
 
-# Finds pytest without importing it (importing costs a second on a busy machine).
+# Finds pytest without importing it (importing costs a second on a busy machine), and prints
+# where the interpreter reads its own files from (one JSON line).
 _PROBE = (
-    "import importlib.util, sys\n"
+    "import importlib.util, json, sys\n"
     "if importlib.util.find_spec('pytest') is None:\n"
     "    print('NO_PYTEST'); sys.exit(0)\n"
     "t = int(importlib.util.find_spec('pytest_timeout') is not None)\n"
@@ -159,6 +163,8 @@ _PROBE = (
     "except Exception:\n"
     "    v = '?'\n"
     "print('OK', v, t)\n"
+    "print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,\n"
+    "                  sys.executable, *sys.path]))\n"
 )
 
 
@@ -203,4 +209,22 @@ def _check_interpreter(path: Path, run_probe: ProbeRunner) -> InterpreterInfo:
         return InterpreterInfo(
             path, False, problem=f"pytest is not installed in {path}: " + install_hint
         )
-    return InterpreterInfo(path, True, pytest_version=words[1], has_timeout_plugin=words[2] == "1")
+    return InterpreterInfo(
+        path,
+        True,
+        pytest_version=words[1],
+        has_timeout_plugin=words[2] == "1",
+        search_paths=_search_paths(completed.stdout),
+    )
+
+
+def _search_paths(stdout: str) -> tuple[str, ...]:
+    """The absolute paths of the probe's JSON line (none when it is missing or malformed)."""
+    lines = stdout.splitlines()
+    try:
+        value = json.loads(lines[1]) if len(lines) > 1 else []
+    except ValueError:
+        return ()
+    if not isinstance(value, list):
+        return ()
+    return tuple(p for p in value if isinstance(p, str) and os.path.isabs(p))

@@ -154,8 +154,11 @@ class ProjectRunner:
 
     # -- public API -----------------------------------------------------------------------------
     def interpreter_info(self) -> InterpreterInfo:
-        """Whether the chosen interpreter runs and has pytest (probed inside the sandbox)."""
-        return inspect_interpreter(self.interpreter, self.supervisor.check)
+        """Whether the chosen interpreter runs and has pytest (probed inside the sandbox); its
+        folders become readable for the tests (the fallback's Landlock rules)."""
+        info = inspect_interpreter(self.interpreter, self.supervisor.check)
+        self.supervisor.interpreter_paths = info.search_paths
+        return info
 
     def environment_problem(self) -> str:
         """One line with the fix when the chosen interpreter cannot run this project's tests (no
@@ -210,7 +213,7 @@ class ProjectRunner:
                 self.shadow.sync()
         except ShadowTooLarge as too_large:
             return RunResult([], self.isolation, 0.0, error=str(too_large), notes=notes)
-        info = inspect_interpreter(self.interpreter, self.supervisor.check)
+        info = self.interpreter_info()
         if not info.ok:
             return RunResult([], self.isolation, 0.0, error=info.problem, notes=notes)
         if not nodeids:
@@ -249,7 +252,7 @@ class ProjectRunner:
                 self.shadow.sync()
         except ShadowTooLarge as too_large:
             return CollectResult([], [], self.isolation, error=str(too_large))
-        info = inspect_interpreter(self.interpreter, self.supervisor.check)
+        info = self.interpreter_info()
         if not info.ok:
             return CollectResult([], [], self.isolation, error=info.problem)
         deadline = time.monotonic() + timeout_s if timeout_s else None
@@ -290,6 +293,7 @@ class ProjectRunner:
         `start`/`result` events it writes there). For helpers that judge many things in one
         process: the edit search (server/runner/search_runner.py)."""
         deadline = time.monotonic() + timeout_s if timeout_s else None
+        self.interpreter_info()  # checked once per interpreter; its folders become readable
         with self._lock:
             self.shadow.sync()
             shutil.copyfile(plugin, self.supervisor.tools / plugin.name)

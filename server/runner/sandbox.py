@@ -6,10 +6,12 @@ run's temp dir writable; `$HOME` and other credential paths are hidden behind em
 (the project and the interpreters' own folders are mounted back, read-only), so a test or a model
 candidate cannot read `~/.ssh` and raise it into the next prompt. `rlimits` (fallback where
 bubblewrap cannot run): a new session plus resource limits, Landlock (where the kernel has it)
-so that only the run's folders are writable, an allowlisted environment, and our own process made
-non-dumpable so a test cannot read the server's `/proc/<pid>/environ` (API keys). It is NOT a
-sandbox: reads and the network stay open, which is why it is announced everywhere
-(`isolation_warning`) and refused when `requireSandbox` is set. Processes are found for killing
+so that only the run's folders are writable and only what a test run needs is readable
+(read_rules.py: not `$HOME`, not another process's environment), an allowlisted environment, and
+our own process made non-dumpable so a test cannot read the server's `/proc/<pid>/environ` (API
+keys). It is NOT a sandbox: the network stays open (and without Landlock, reads and writes too),
+which is why it is announced everywhere (`isolation_warning`, `protection`) and refused when
+`requireSandbox` is set. Processes are found for killing
 through a marker in their environment, because a grandchild that calls setsid() leaves the
 process group.
 """
@@ -137,18 +139,33 @@ def landlock_abi() -> int:
 LANDLOCK_CREATE_RULESET = 444  # the same number on every Linux architecture
 
 
+def protection(isolation: str) -> str:
+    """What guards a test run, in the words `selfdebug doctor` prints: "bubblewrap",
+    "landlock read+write" (the fallback on a Landlock kernel: reads limited to what a test run
+    needs, writes to the run's folders) or "none" (the fallback without Landlock)."""
+    if isolation == "bwrap":
+        return "bubblewrap"
+    return "landlock read+write" if landlock_abi() else "none"
+
+
 def isolation_warning(isolation: str) -> str:
     """One sentence for the user when tests run without a sandbox ("" under bubblewrap)."""
     if isolation == "bwrap":
         return ""
-    writes = (
-        "writes are limited to the run's folders by Landlock"
-        if landlock_abi()
-        else "they can also write anywhere you can"
-    )
+    if landlock_abi():
+        limits = (
+            "Landlock limits their reads to the project, its Python and the system folders "
+            "(not the rest of your home folder) and their writes to the run's folders, but they "
+            "reach the network"
+        )
+    else:
+        limits = (
+            "this kernel has no Landlock, so reads are NOT limited: they can read your files "
+            "(~/.ssh, ~/.netrc ...), write anywhere you can and reach the network"
+        )
     return (
-        "tests and model candidates run WITHOUT a sandbox (bubblewrap unavailable): they can "
-        f"read your files and reach the network; {writes}. {bubblewrap_install_hint()}"
+        "tests and model candidates run WITHOUT a sandbox (bubblewrap unavailable): "
+        f"{limits}. {bubblewrap_install_hint()}"
     )
 
 

@@ -43,6 +43,7 @@ from selfdebug.server.runner.events import (
     parse_events,
     parse_probe_record,
 )
+from selfdebug.server.runner.read_rules import landlock_reads
 from selfdebug.server.runner.results import ProbeRecord
 from selfdebug.server.runner.sandbox import (
     ProcessTree,
@@ -50,6 +51,7 @@ from selfdebug.server.runner.sandbox import (
     bwrap_command,
     bwrap_path,
     keep_paths,
+    landlock_abi,
 )
 from selfdebug.server.runner.settings import RunnerSettings
 
@@ -143,6 +145,9 @@ class Supervisor:
         shutil.copyfile(here / f"{PLUGIN_MODULE}.py", self.tools / f"{PLUGIN_MODULE}.py")
         shutil.copyfile(here / LAUNCHER_FILE, self.tools / LAUNCHER_FILE)
         self._counter = itertools.count()
+        # The interpreter's prefixes and sys.path, from its probe (ProjectRunner sets them): in
+        # the fallback, what a test may read besides the project and the system folders.
+        self.interpreter_paths: tuple[str, ...] = ()
 
     @contextmanager
     def run_folder(self, *, probes: bool = False) -> Iterator[RunFolder]:
@@ -227,6 +232,9 @@ class Supervisor:
         config: dict[str, Any] = {"limits": self.limits(), "argv": argv}
         if self.isolation != "bwrap":
             config["landlock"] = [str(self.shadow_root), str(run_dir)]
+            if landlock_abi():  # the kernel has it: reads limited too, and no silent failure
+                config["landlock_read"] = self.readable(readonly)
+                config["landlock_required"] = True
         launcher = [sys.executable, "-I", "-S", str(self.tools / LAUNCHER_FILE)]
         launcher.append(json.dumps(config))
         if self.isolation != "bwrap":
@@ -240,6 +248,14 @@ class Supervisor:
             keep=keep_paths([self.interpreter, Path(sys.executable)]),
             cwd=self.shadow_root,
             argv=launcher,
+        )
+
+    def readable(self, readonly: Sequence[Path]) -> list[str]:
+        """What a test may read in the fallback (besides the copy and the run's folders): the
+        interpreters' folders and sys.path, our tools, the project, the system (read_rules.py)."""
+        interpreters = keep_paths([self.interpreter, Path(sys.executable)])
+        return landlock_reads(
+            [*interpreters, *self.interpreter_paths, self.tools, self.project_root, *readonly]
         )
 
     def check(self, argv: list[str]) -> subprocess.CompletedProcess[str]:
