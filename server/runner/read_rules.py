@@ -45,17 +45,17 @@ def landlock_reads(
     """The paths (resolved) a test may read, for the launcher's `landlock_read`: `paths` and
     SYSTEM_READS, each split around the home folders and credential paths it contains."""
     walls, secrets = _walls_and_secrets(home, environ)
-    granted: list[Path] = []
+    granted: list[str] = []
     for path in (*SYSTEM_READS, *paths):
-        resolved = Path(os.path.realpath(path))
-        if resolved.exists():
+        resolved = os.path.realpath(path)
+        if os.path.exists(resolved):
             granted += _around(resolved, walls, secrets)
-    return list(dict.fromkeys(str(path) for path in granted))
+    return list(dict.fromkeys(granted))
 
 
 def _walls_and_secrets(
     home: str | None, environ: Mapping[str, str] | None
-) -> tuple[set[Path], set[Path]]:
+) -> tuple[set[str], set[str]]:
     """Walls: folders readable only below (home folders). Secrets: never readable, nor anything
     below them. Both resolved, and only those the test could read at all."""
     environ = os.environ if environ is None else environ
@@ -71,17 +71,17 @@ def _walls_and_secrets(
     return _reachable(homes), _reachable(secrets)
 
 
-def _reachable(paths: Iterable[str]) -> set[Path]:
+def _reachable(paths: Iterable[str]) -> set[str]:
     """The paths that exist and that this user can read or enter (others need no rule)."""
     found = set()
     for text in paths:
-        path = Path(os.path.realpath(text))
-        if path.exists() and (os.access(path, os.R_OK) or os.access(path, os.X_OK)):
+        path = os.path.realpath(text)
+        if os.path.exists(path) and (os.access(path, os.R_OK) or os.access(path, os.X_OK)):
             found.add(path)
     return found
 
 
-def _around(root: Path, walls: set[Path], secrets: set[Path]) -> list[Path]:
+def _around(root: str, walls: set[str], secrets: set[str]) -> list[str]:
     """`root`, or its entries when it holds a wall or a secret (recursively, without following
     links: a link's target is allowed only where it is allowed itself)."""
     if any(_under(root, secret) for secret in secrets):
@@ -93,14 +93,14 @@ def _around(root: Path, walls: set[Path], secrets: set[Path]) -> list[Path]:
         entries = sorted(os.scandir(root), key=lambda entry: entry.name)
     except OSError:
         return []
-    granted: list[Path] = []
+    granted: list[str] = []
     for entry in entries:
-        child = root / entry.name
+        child = os.path.join(root, entry.name)
         if child in inside or entry.is_symlink():
             continue
         granted += _around(child, walls, secrets)
     return granted
 
 
-def _under(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
