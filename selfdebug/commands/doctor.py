@@ -98,11 +98,12 @@ def check_sandbox(args: argparse.Namespace) -> Check:
     if in_force == "refused":
         detail = "protection: none allowed: --require-sandbox and bubblewrap cannot run here"
         return Check("sandbox", False, detail, bubblewrap_install_hint())
+    hint = "drop `--isolation rlimits`" if bwrap_path() else bubblewrap_install_hint()
     return Check(
         "sandbox",
         False,
         f"protection: {in_force}; {isolation_warning('rlimits')}",
-        bubblewrap_install_hint(),
+        hint,
         critical=args.require_sandbox,
     )
 

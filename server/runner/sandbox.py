@@ -163,10 +163,11 @@ def isolation_warning(isolation: str) -> str:
             "this kernel has no Landlock, so reads are NOT limited: they can read your files "
             "(~/.ssh, ~/.netrc ...), write anywhere you can and reach the network"
         )
-    return (
-        "tests and model candidates run WITHOUT a sandbox (bubblewrap unavailable): "
-        f"{limits}. {bubblewrap_install_hint()}"
-    )
+    if bwrap_path():  # it works here: the fallback was asked for
+        why, hint = "isolation set to rlimits", "Set isolation to auto to use bubblewrap."
+    else:
+        why, hint = "bubblewrap unavailable", bubblewrap_install_hint()
+    return f"tests and model candidates run WITHOUT a sandbox ({why}): {limits}. {hint}"
 
 
 def protect_own_environ() -> None:
