@@ -46,11 +46,27 @@ def landlock_reads(
     SYSTEM_READS, each split around the home folders and credential paths it contains."""
     walls, secrets = _walls_and_secrets(home, environ)
     granted: list[str] = []
-    for path in (*SYSTEM_READS, *paths):
+    for path in (*SYSTEM_READS, *_config_links(), *paths):
         resolved = os.path.realpath(path)
         if os.path.exists(resolved):
             granted += _around(resolved, walls, secrets)
     return list(dict.fromkeys(granted))
+
+
+def _config_links() -> list[str]:
+    """Where the links in /etc lead outside the system folders (`resolv.conf` ->
+    `/run/systemd/resolve/...`): Landlock checks the target, not the link."""
+    try:
+        entries = list(os.scandir("/etc"))
+    except OSError:
+        return []
+    targets = []
+    for entry in entries:
+        if entry.is_symlink():
+            target = os.path.realpath(entry.path)
+            if os.path.isfile(target) and target.startswith(("/run/", "/var/")):
+                targets.append(target)
+    return targets
 
 
 def _walls_and_secrets(
