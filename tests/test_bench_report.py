@@ -53,6 +53,30 @@ def test_categories_and_costs() -> None:
     assert stats.mean_turns == 1.75
 
 
+def test_fixes_per_model_minute_and_wall_minute() -> None:
+    outcomes = [
+        outcome("a", (1, 1), (3, 3), mode="auto", model_seconds=30, wall_seconds=40),
+        outcome("b", (1, 1), (1, 3), mode="auto", model_seconds=30, wall_seconds=40),
+        outcome(
+            "c",
+            (0, 1),
+            (0, 3),
+            mode="auto",
+            has_candidate=False,
+            model_seconds=120,
+            wall_seconds=160,
+        ),
+    ]
+    stats = mode_stats("auto", outcomes)
+    assert stats.model_minutes_total == 3.0
+    assert stats.fixes_per_model_minute == 0.33  # 1 honest fix for 3 model-minutes
+    assert stats.fixes_per_wall_minute == 0.25
+    none = mode_stats("search", [outcome("a", (1, 1), (3, 3), wall_seconds=6)])
+    assert none.fixes_per_model_minute is None and none.fixes_per_wall_minute == 10.0
+    markdown = render_markdown(build_report(outcomes, ["auto"], {"max_turns": 1}))
+    assert "| 3.0 | 0.33 | 0.25 |" in markdown
+
+
 def test_a_candidate_with_a_collection_error_is_not_fixed() -> None:
     broken = outcome("a", (1, 1), (3, 3), scoring_error="SyntaxError in candidate.py")
     assert not broken.fixed_visible and not broken.fixed_hidden

@@ -96,6 +96,11 @@ class ModeStats:
     wall_seconds_per_problem: float
     wall_seconds_total: float
     model_share_of_wall: float | None  # model seconds / session seconds, summed
+    # What a mode's model time buys: fixes (hidden) per minute spent in model calls, and per
+    # minute of wall time; how `auto`'s later steps are judged (docs/MODES.md).
+    model_minutes_total: float = 0.0
+    fixes_per_model_minute: float | None = None
+    fixes_per_wall_minute: float | None = None
     # Fixes the edit search found (mode `search`, and the search step of `auto`), counted apart:
     # overfitting to the visible tests is the known failure of such search.
     search_plausible: int = 0  # search fixes that pass the visible tests
@@ -119,6 +124,8 @@ def mode_stats(mode: str, outcomes: list[ProblemOutcome]) -> ModeStats:
         return round(total / len(fixed), 1) if fixed else None
 
     session_seconds = sum(o.session_seconds for o in outcomes)
+    model_minutes = sum(o.model_seconds for o in outcomes) / 60
+    wall_minutes = sum(o.wall_seconds for o in outcomes) / 60
     return ModeStats(
         mode=mode,
         problems=n,
@@ -140,6 +147,9 @@ def mode_stats(mode: str, outcomes: list[ProblemOutcome]) -> ModeStats:
             if session_seconds > 0
             else None
         ),
+        model_minutes_total=round(model_minutes, 1),
+        fixes_per_model_minute=round(len(fixed) / model_minutes, 2) if model_minutes else None,
+        fixes_per_wall_minute=round(len(fixed) / wall_minutes, 2) if wall_minutes else None,
         search_plausible=sum(o.fixed_visible and bool(o.found_by) for o in outcomes),
         search_plausible_but_wrong=sum(
             o.plausible_but_wrong and bool(o.found_by) for o in outcomes
@@ -180,12 +190,17 @@ def _fmt(value: float | None) -> str:
     return f"{value:g}" if isinstance(value, int) else f"{value:.1f}"
 
 
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
 def _mode_table(stats_by_mode: dict[str, dict[str, Any]]) -> list[str]:
     lines = [
         "| mode | problems | fixed (visible) | fixed (hidden) | plausible but wrong | not fixed "
         "| mean turns | model calls | prompt tok | completion tok | prompt tok / fix "
-        "| completion tok / fix | wall s / problem |",
-        "| --- " * 13 + "|",
+        "| completion tok / fix | wall s / problem | model min | fixes / model-min "
+        "| fixes / wall-min |",
+        "| --- " * 16 + "|",
     ]
     for mode, s in stats_by_mode.items():
         errors = f" ({s['harness_errors']} harness errors)" if s["harness_errors"] else ""
@@ -194,7 +209,9 @@ def _mode_table(stats_by_mode: dict[str, dict[str, Any]]) -> list[str]:
             f"| {s['plausible_but_wrong']} | {s['not_fixed']} | {_fmt(s['mean_turns'])} "
             f"| {_fmt(s['model_calls_per_problem'])} | {_fmt(s['prompt_tokens_per_problem'])} "
             f"| {_fmt(s['completion_tokens_per_problem'])} | {_fmt(s['prompt_tokens_per_fix'])} "
-            f"| {_fmt(s['completion_tokens_per_fix'])} | {_fmt(s['wall_seconds_per_problem'])} |"
+            f"| {_fmt(s['completion_tokens_per_fix'])} | {_fmt(s['wall_seconds_per_problem'])} "
+            f"| {_fmt(s.get('model_minutes_total'))} | {_rate(s.get('fixes_per_model_minute'))} "
+            f"| {_rate(s.get('fixes_per_wall_minute'))} |"
         )
     return lines
 
