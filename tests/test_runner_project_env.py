@@ -323,3 +323,17 @@ def test_the_projects_pytest_configuration_is_honoured(tmp_path: Path, config: s
     assert plain.all_passed, plain.error
     [test] = candidate.tests
     assert (test.outcome, test.assert_left, test.assert_right) == ("failed", "6", "8")
+
+
+def test_a_plugin_the_tests_need_from_our_environment_is_named(tmp_path: Path) -> None:
+    """The other side of keeping our plugins out: an `async def` test run with our Python (the
+    project has no environment) fails, and the run names pytest-asyncio and the fix. Before,
+    pytest-asyncio beside selfdebug happened to load."""
+    root = copy_fixture("asyncproj", tmp_path)
+    with ProjectRunner(root, RunnerSettings(test_timeout_s=30)) as runner:
+        result = runner.run(["tests/test_answer.py"])
+    assert [t.outcome for t in result.tests] == ["failed"]
+    assert result.notes[0].startswith(
+        "the tests need a pytest plugin (pytest-asyncio) for `async def` tests"
+    ), result.notes
+    assert "pip install -e . pytest pytest-asyncio" in result.notes[0]

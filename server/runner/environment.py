@@ -8,9 +8,15 @@ install generates is missing), or a test dependency (freezegun) is missing, typi
 selfdebug's own Python ran the tests instead of the project's virtualenv. What the user needs is
 which interpreter lacks what, and the command that fixes it (`pip install -e . pytest`).
 
-Nothing here starts a process: `environment_hint` reads the collection errors of a run, and
-`import_probe_problem` reads the output of `IMPORT_PROBE`, the check `selfdebug doctor PROJECT`
-runs through the runner (sealed, in the shadow copy, like the tests).
+A third cause follows from keeping our own pytest plugins out of the user's run: when
+selfdebug's own Python runs the tests (the project has no environment of its own), a test that
+needs a plugin (an `async def` test, the `mocker` fixture, an `asyncio_mode` option) fails, and
+`plugin_hint` says which plugin and how to give the project its environment.
+
+Nothing here starts a process: `environment_hint` reads the collection errors of a run,
+`plugin_hint` its results, and `import_probe_problem` reads the output of `IMPORT_PROBE`, the
+check `selfdebug doctor PROJECT` runs through the runner (sealed, in the shadow copy, like the
+tests).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
-from selfdebug.server.runner.results import CollectError
+from selfdebug.server.runner.results import CollectError, RunResult
 from selfdebug.server.runner.shadow import is_skipped_dir
 
 _MISSING = re.compile(r"No module named '([^']+)'")
@@ -155,3 +161,55 @@ def import_probe_problem(output: str, *, interpreter: Path, root: Path, ours: bo
     if missing and missing not in own_packages(root):
         return dependency_problem(interpreter, missing, ours=ours)
     return own_package_problem(interpreter, package, detail, ours=ours)
+
+
+# What a run without the plugin says: (pattern, what the tests needed, whether an unknown name
+# is still a plugin's: a fixture or marker of no known plugin may just be a typo).
+_PLUGIN_SIGNS = (
+    (re.compile(r"Unknown config option: (\w+)"), "the configuration option `{}`", True),
+    (re.compile(r"async def functions are not natively supported()"), "`async def` tests", True),
+    (re.compile(r"fixture '(\w+)' not found"), "the fixture `{}`", False),
+    (re.compile(r"'(\w+)' not found in `markers` configuration option"), "the marker `{}`", False),
+)
+KNOWN_PLUGINS = {
+    "asyncio_mode": "pytest-asyncio",
+    "asyncio_default_fixture_loop_scope": "pytest-asyncio",
+    "asyncio": "pytest-asyncio",
+    "`async def` tests": "pytest-asyncio",
+    "mocker": "pytest-mock",
+    "benchmark": "pytest-benchmark",
+    "httpx_mock": "pytest-httpx",
+    "freezer": "pytest-freezer",
+    "requests_mock": "requests-mock",
+    "snapshot": "syrupy",
+    "datadir": "pytest-datadir",
+    "django_db": "pytest-django",
+    "DJANGO_SETTINGS_MODULE": "pytest-django",
+    "env": "pytest-env",
+    "trio": "pytest-trio",
+    "anyio": "anyio",
+}
+
+
+def plugin_hint(result: RunResult, *, interpreter: Path) -> str:
+    """With selfdebug's own Python (whose plugins are kept out of the run): one line naming what
+    the tests needed from a pytest plugin, with the way to give the project its environment;
+    "" when nothing points at a plugin."""
+    texts = [result.error] + [t.longrepr or t.message for t in result.tests if not t.ok]
+    for text in texts:
+        for pattern, what, any_name in _PLUGIN_SIGNS:
+            found = pattern.search(text or "")
+            if not found:
+                continue
+            needed = what.format(found.group(1))
+            plugin = KNOWN_PLUGINS.get(found.group(1) or needed)
+            if plugin is None and not any_name:
+                continue
+            which = f"a pytest plugin ({plugin})" if plugin else "a pytest plugin"
+            return (
+                f"the tests need {which} for {needed}, which selfdebug's own Python {interpreter}"
+                f" does not load into your run: give the project its environment, "
+                f"`{_create_env(*([plugin] if plugin else []))}`, and trust the project (or "
+                "select its Python in the editor)"
+            )
+    return ""

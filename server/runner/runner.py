@@ -29,6 +29,7 @@ from selfdebug.server.runner.environment import (
     environment_hint,
     import_probe_problem,
     own_packages,
+    plugin_hint,
 )
 from selfdebug.server.runner.events import PLUGIN_MODULE
 from selfdebug.server.runner.project import (
@@ -235,6 +236,10 @@ class ProjectRunner:
                     info.has_timeout_plugin,
                 )
         result.duration = time.monotonic() - started
+        if self.interpreter_choice.ours and not result.all_passed:
+            hint = plugin_hint(result, interpreter=self.interpreter)
+            if hint and hint not in result.notes:
+                result.notes.insert(0, hint)
         result.notes.extend(notes)
         return result
 
