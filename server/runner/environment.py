@@ -83,7 +83,7 @@ def _create_env(*extra: str) -> str:
 def own_package_problem(interpreter: Path, package: str, detail: str, *, ours: bool) -> str:
     """The one line for a project whose own package does not import with `interpreter`."""
     generated = any(detail.rstrip("'").endswith(f".{name}") for name in _GENERATED)
-    why = " (a file its build generates at install time)" if generated else ""
+    why = "; a file its build generates at install time" if generated else ""
     if ours:
         return (
             f"the project's own package `{package}` does not import with selfdebug's own Python "
