@@ -2,16 +2,21 @@
 
 SELFDEBUG_NO_SKIPS=1 (set by scripts/test.sh, hence by CI) turns every skip into a failure: a
 test that needs the real model, bubblewrap or an editor must run where the suite claims to pass,
-never be skipped quietly because a part is missing.
+never be skipped quietly because a part is missing. SELFDEBUG_CACHE_DIR (test discovery's cache)
+points at a temporary folder.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
 
 _skipped: list[str] = []
+
+# Test discovery caches its answers in the user's cache folder: never the developer's, here.
+os.environ.setdefault("SELFDEBUG_CACHE_DIR", tempfile.mkdtemp(prefix="selfdebug-test-cache-"))
 
 
 def _no_skips() -> bool:

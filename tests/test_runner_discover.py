@@ -1,5 +1,6 @@
-"""Discovery on real pytest collections: which tests exercise a function, ranked by evidence,
-and clear messages (file and line) when there are none or the test files do not collect."""
+"""Static discovery on real pytest collections: which tests exercise a function, ranked by
+evidence, and clear messages (file and line) when test files do not collect: a broken file is
+named, and never hides the tests of the files that collect."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from selfdebug.server.runner import DiscoveryError, ProjectRunner, find_project_root, find_tests
+from selfdebug.server.runner.discover import StaticDiscovery, static_discovery
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runner"
 
@@ -115,23 +117,30 @@ def test_no_tests_found(tmp_path: Path) -> None:
         find_tests(root, ops, "lonely")
 
 
+def _static(root: Path, qualname: str) -> StaticDiscovery:
+    with ProjectRunner(root) as project_runner:
+        return static_discovery(root, root / "calc" / "ops.py", qualname, project_runner)
+
+
 def test_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
     broken = "from calc import ops\n\n\ndef test_mean(:\n    assert ops.mean([2]) == 2\n"
     root = _project(tmp_path, {"tests/test_broken.py": broken})
-    with pytest.raises(DiscoveryError) as raised:
-        find_tests(root, root / "calc" / "ops.py", "mean")
-    message = str(raised.value)
-    assert f"{root / 'tests' / 'test_broken.py'}:4: SyntaxError" in message
-    assert "Traceback" not in message
+    found = _static(root, "mean")  # the good files' tests are still found ...
+    assert "tests/test_ops.py::test_mean_module" in {c.nodeid for c in found.candidates}
+    (warning,) = found.warnings  # ... and the broken file is named, with its line
+    assert f"{root / 'tests' / 'test_broken.py'}:4: SyntaxError" in warning
+    assert "Traceback" not in warning
 
 
 def test_import_error_names_the_file_and_line(tmp_path: Path) -> None:
     broken = (
-        "import os\nfrom calc.ops import mean, no_such_name\n\n\ndef test_m():\n    mean([1])\n"
+        "import os\nfrom calc.ops import lonely, no_such_name\n\n\ndef test_m():\n    lonely()\n"
     )
     root = _project(tmp_path, {"tests/test_imports.py": broken})
-    with pytest.raises(DiscoveryError) as raised:
-        find_tests(root, root / "calc" / "ops.py", "mean")
+    ops = root / "calc" / "ops.py"
+    ops.write_text(ops.read_text() + "\n\ndef lonely():\n    return 1\n")
+    with pytest.raises(DiscoveryError) as raised:  # its only tests are in the broken file
+        find_tests(root, ops, "lonely")
     message = str(raised.value)
     assert f"{root / 'tests' / 'test_imports.py'}:2: ImportError" in message
     assert "no_such_name" in message
