@@ -160,7 +160,7 @@ def test_tests_are_found_when_none_given(project, tmp_path):
         (["fix", "calc.py::nothing_here"], "no function 'nothing_here'"),
         (["fix", "calc.py::sum_to", "--test", "nope.py::test_x"], "no such file nope.py"),
         (["fix", "calc.py::sum_to", "--test", "check_calc"], "bad test node id"),
-        (["fix", "lonely.py::lonely"], "no tests found"),
+        (["fix", "lonely.py::lonely"], "no test executes lonely: ran "),
         (["fix", "calc.py::sum_to", "--test", "check_calc.py::test_nope"], "test_nope"),
     ],
 )

@@ -61,6 +61,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
 from pytest_lsp.protocol import LanguageClientProtocol
 
+from selfdebug.server.engine.transcript import read_transcript
+
 FIXTURES = Path(__file__).parent / "fixtures" / "lsp"
 SERVER = [sys.executable, "-m", "selfdebug", "serve"]
 CANCEL_MARKER = "test_settle_slowly_cancel_marker"
@@ -197,6 +199,7 @@ CAPABILITIES = ClientCapabilities(
 def server_env(tmp_path: Path, script: dict[str, Any] | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SELFDEBUG_")}
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    env["SELFDEBUG_CACHE_DIR"] = str(tmp_path / "cache")  # test discovery's answers
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     if script is not None:
         path = tmp_path / "script.json"
@@ -362,6 +365,13 @@ async def test_full_session_publishes_diagnostics_applies_the_fix_and_clears(sta
     messages = [r.message or "" for r in middle]
     assert any("running 2 tests" in m for m in messages), messages
     assert any(m.startswith("turn 1/2") for m in messages), messages
+    # which tests, found how: shown before the model is called (issue 23), and in the transcript
+    found = next(i for i, m in enumerate(messages) if "2 tests execute `mean`" in m)
+    assert found < next(i for i, m in enumerate(messages) if m.startswith("turn 1/2")), messages
+    assert "tests/test_calc.py::test_mean_of_two" in messages[found], messages
+    transcript = read_transcript(Path(result["transcriptPath"]))
+    start = next(e for e in transcript if e["event"] == "session_start")
+    assert start["tests_found_by"].startswith("2 tests execute `mean`, 2 failing (found by running")
     assert all(0 <= (r.percentage or 0) <= 100 for r in middle)
     assert isinstance(reports[-1], WorkDoneProgressEnd)
 

@@ -99,4 +99,6 @@ def test_no_tests_found_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     ops = root / "calc" / "ops.py"
     ops.write_text(ops.read_text() + "\n\ndef lonely():\n    return 1\n")
     assert main(["test", f"{ops}::lonely"]) == 2
-    assert "no tests found for lonely" in capsys.readouterr().err
+    err = capsys.readouterr().err  # which files were run, and what to do
+    assert "no test executes lonely: ran " in err and "tests/test_ops.py" in err
+    assert "--test NODEID" in err

@@ -296,6 +296,10 @@ def main(args: argparse.Namespace) -> int:
         ),
         soft_wrap=True,  # a test id is never broken across lines
     )
+    if request.tests_found_by:  # which tests, found how (before the model is called)
+        from rich.markup import escape
+
+        console.print(f"selfdebug: tests: {escape(request.tests_found_by)}")
     try:
         result = _run_with_progress(request, backend, console, runner)
     except RuntimeError as error:

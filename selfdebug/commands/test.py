@@ -2,7 +2,8 @@
 
     selfdebug test path/mod.py::func [--test NODEID ...] [--timeout S] [--json]
 
-Without --test, the function's tests are found (pytest's collection ranked by static evidence).
+Without --test, the function's tests are found: the ones that execute it (static candidates
+confirmed by running them, cached per function; server/runner/discover_exec.py).
 Exit codes: 0 every test passes, 1 some fail (or the run failed), 2 usage/input error (missing
 file or function, no tests found, an interpreter without pytest).
 """
@@ -61,8 +62,8 @@ def main(args: argparse.Namespace) -> int:
         ProjectRunner,
         cli_boundary,
         find_project_root,
-        find_tests,
     )
+    from selfdebug.server.runner.discover_exec import discover_tests
 
     path, sep, qualname = args.target.rpartition("::")
     if not sep or not path or not qualname:
@@ -86,16 +87,22 @@ def main(args: argparse.Namespace) -> int:
     warn_about("test", runner)
     with runner:
         candidates: list[TestCandidate] = []
+        found_by = ""
         if not nodeids:
             try:
-                candidates = find_tests(project_root, file, qualname, runner=runner)
+                found = discover_tests(project_root, file, qualname, runner=runner)
             except DiscoveryError as error:
                 return _fail(str(error))
-            nodeids = [c.nodeid for c in candidates]
+            candidates, nodeids, found_by = found.tests, found.nodeids, found.summary()
+            for warning in found.warnings:
+                print(f"selfdebug test: {warning}", file=sys.stderr)
         result = runner.run(nodeids)
     if args.json:
-        print(json.dumps(_as_json(args.target, project_root, candidates, result), indent=2))
+        answer = _as_json(args.target, project_root, candidates, result)
+        print(json.dumps({**answer, "found_by": found_by}, indent=2))
     else:
+        if found_by:
+            print(f"tests: {found_by}")
         _print_summary(project_root, candidates, result)
     if result.error and not result.tests:
         return 2

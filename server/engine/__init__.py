@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from selfdebug.server.engine.request import (
         RequestError,
+        TestChoice,
         build_request,
+        choose_tests,
         default_wider_tests,
         normalize_nodeid,
         resolve_tests,
@@ -45,8 +47,10 @@ __all__ = [
     "Progress",
     "ProgressCallback",
     "RequestError",
+    "TestChoice",
     "TestTally",
     "build_request",
+    "choose_tests",
     "default_wider_tests",
     "normalize_nodeid",
     "resolve_tests",

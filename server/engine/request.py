@@ -4,6 +4,7 @@ and the benchmark so that "which tests" and "which project" are decided in one p
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,47 @@ def default_wider_tests(chosen: list[str]) -> list[str]:
     return list(dict.fromkeys(nodeid_file(nodeid) for nodeid in chosen))
 
 
+@dataclass(frozen=True)
+class TestChoice:
+    """The tests a session runs, and one line on how they were found (shown before the model
+    is called: the editor's progress, the CLI, the transcript)."""
+
+    tests: list[str]  # pytest node ids relative to the project root, best first
+    found_by: str  # "3 tests execute `f` (found by running 2 test files, 1.2 s)"
+    warnings: list[str] = field(default_factory=list)  # e.g. a test file that fails to collect
+
+
+def choose_tests(
+    file: Path,
+    qualname: str,
+    project_root: Path,
+    tests: list[str] | None = None,
+    *,
+    settings: Any = None,
+    cwd: Path | None = None,
+    runner: Any = None,
+) -> TestChoice:
+    """The given node ids (normalized), or the tests that execute the function (discovery:
+    static candidates confirmed by running them, server/runner/discover_exec.py), best first.
+    Raises RequestError when there are none."""
+    if tests:
+        nodeids = [normalize_nodeid(t, project_root, cwd) for t in tests]
+        return TestChoice(nodeids, f"{len(nodeids)} named test{'' if len(nodeids) == 1 else 's'}")
+    from selfdebug.server.runner import DiscoveryError
+    from selfdebug.server.runner.discover_exec import discover_tests
+
+    try:
+        found = discover_tests(project_root, file, qualname, settings, runner=runner)
+    except DiscoveryError as error:
+        raise RequestError(str(error))
+    nodeids = list(dict.fromkeys(found.nodeids))
+    if not nodeids:
+        raise RequestError(
+            f"no tests found for {qualname} in {file}; name one with --test path::test_name"
+        )
+    return TestChoice(nodeids, found.summary(), found.warnings)
+
+
 def resolve_tests(
     file: Path,
     qualname: str,
@@ -53,24 +95,8 @@ def resolve_tests(
     settings: Any = None,
     cwd: Path | None = None,
 ) -> list[str]:
-    """The given node ids (normalized), or the tests the runner's discovery finds for the
-    function, best first. Raises RequestError when there are none."""
-    if tests:
-        return [normalize_nodeid(t, project_root, cwd) for t in tests]
-    from selfdebug.server.runner import DiscoveryError, find_tests
-
-    try:
-        found = find_tests(project_root, file, qualname, settings)
-    except DiscoveryError as error:
-        raise RequestError(str(error))
-    # Weakest evidence (only the method's name appears) is used only when nothing better exists.
-    solid = [c for c in found if c.score >= 1.0] or list(found)
-    nodeids = list(dict.fromkeys(c.nodeid for c in solid))
-    if not nodeids:
-        raise RequestError(
-            f"no tests found for {qualname} in {file}; name one with --test path::test_name"
-        )
-    return nodeids
+    """`choose_tests`' node ids."""
+    return choose_tests(file, qualname, project_root, tests, settings=settings, cwd=cwd).tests
 
 
 def new_request(
@@ -117,10 +143,11 @@ def build_request(
 
         # never above the current directory when the file is under it (a home with a .git)
         project_root = find_project_root(path, cli_boundary(path, cwd))
-    chosen = resolve_tests(path, qualname, project_root, tests, settings=runner_settings, cwd=cwd)
+    choice = choose_tests(path, qualname, project_root, tests, settings=runner_settings, cwd=cwd)
+    chosen = choice.tests
     if wider_tests is None:
         wider = default_wider_tests(chosen)
     else:
         wider = [normalize_nodeid(t, project_root, cwd) for t in wider_tests]
     request = new_request(path, qualname, Path(project_root).resolve(), chosen, wider)
-    return dataclasses.replace(request, **options)
+    return dataclasses.replace(request, tests_found_by=choice.found_by, **options)

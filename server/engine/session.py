@@ -549,6 +549,7 @@ class Session:
             qualname=request.qualname,
             requested_mode=request.mode,
             tests=request.tests,
+            tests_found_by=request.tests_found_by,
             wider_tests=len(request.wider_tests),
             max_turns=request.max_turns,
             samples=request.samples,

@@ -61,6 +61,7 @@ class DebugRequest:
     model_call_deadline_s: float = 120.0  # per call (modelCallDeadline, --call-deadline)
     max_edits: int = 300  # edit search (mode `search`, first step of `auto`): candidates at most
     auto_search: bool = True  # `auto` runs the edit search after a first turn that fails
+    tests_found_by: str = ""  # how `tests` were chosen, one line (request.choose_tests)
 
 
 @dataclass

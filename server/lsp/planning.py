@@ -12,12 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lsprotocol.types import LogMessageParams, MessageType
+
 from selfdebug.server.lsp import workspace_files
 from selfdebug.server.lsp.edits import FunctionSnapshot
 from selfdebug.server.lsp.progress import JobProgress
 from selfdebug.server.lsp.settings import ServerSettings, runner_settings
 
 if TYPE_CHECKING:
+    from selfdebug.server.lsp.runners import RunnerPool
     from selfdebug.server.lsp.server import SelfDebugServer
 
 
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
 class TestPlan:
     project_root: Path
     tests: list[str]  # pytest node ids, relative to project_root
+    found_by: str = ""  # how they were chosen, one line (shown before the model is called)
+    warnings: tuple[str, ...] = ()  # e.g. a test file that fails to collect
 
 
 @dataclass(frozen=True)
@@ -49,33 +54,64 @@ def isolation_for(settings: ServerSettings) -> Isolation:
 
 
 def plan_tests(
-    settings: ServerSettings, file: Path, qualname: str, *, boundary: Path | None = None
+    settings: ServerSettings,
+    file: Path,
+    qualname: str,
+    *,
+    boundary: Path | None = None,
+    runners: RunnerPool | None = None,
 ) -> TestPlan:
-    """The tests that exercise `qualname`: the explicit `testSelection`, or discovery.
+    """The tests that exercise `qualname`: the explicit `testSelection`, or discovery (the tests
+    that execute it, cached per function: the second command on it does not run them again).
 
     The project root is the nearest marker inside `boundary` (the workspace folder), else the
-    folder itself. Shares the engine's choice (`resolve_tests`) with the CLI; raises its
-    RequestError (a message fit for the user) when there are none.
+    folder itself. Shares the engine's choice (`choose_tests`) with the CLI; raises its
+    RequestError (a message fit for the user) when there are none. With `runners`, discovery
+    runs in the job's warm shadow copy.
     """
-    from selfdebug.server.engine import resolve_tests
+    from selfdebug.server.engine import choose_tests
     from selfdebug.server.runner import find_project_root
 
     root = find_project_root(file, boundary)
     explicit = settings.test_selection if isinstance(settings.test_selection, list) else None
-    tests = resolve_tests(
-        file, qualname, root, explicit, settings=runner_settings(settings), cwd=root
+    if runners is None or explicit:
+        choice = choose_tests(
+            file, qualname, root, explicit, settings=runner_settings(settings), cwd=root
+        )
+    else:
+        with runners.lend(root, runner_settings(settings)) as runner:
+            choice = choose_tests(file, qualname, root, None, cwd=root, runner=runner)
+    return TestPlan(root, choice.tests, choice.found_by, tuple(choice.warnings))
+
+
+def describe_plan(plan: TestPlan, shown: int = 5) -> str:
+    """What the progress text says once the tests are chosen: how, and which."""
+    names = ", ".join(plan.tests[:shown]) + (
+        f" (+{len(plan.tests) - shown})" if len(plan.tests) > shown else ""
     )
-    return TestPlan(root, tests)
+    return f"{plan.found_by}: {names}" if plan.found_by else names
 
 
 async def plan_job(
     ls: SelfDebugServer, snapshot: FunctionSnapshot, settings: ServerSettings, job: JobProgress
 ) -> tuple[Isolation, TestPlan]:
     """The job's isolation (the fallback announced once per server and in the progress text)
-    and its tests, found off the event loop."""
+    and its tests, found off the event loop; which tests and how they were found are reported
+    (progress text and the log) before anything else runs."""
     isolation = await ls.in_worker(isolation_for, settings)
     ls.warn_once(isolation.warning)
-    job.report(f"isolation: {isolation.label}")
+    job.report(f"isolation: {isolation.label}; finding the tests")
     plan = await ls.in_worker(plan_tests, settings, snapshot.path, snapshot.qualname,
-                              boundary=workspace_files.locate(ls, snapshot.uri).folder)  # fmt: skip
+                              boundary=workspace_files.locate(ls, snapshot.uri).folder,
+                              runners=ls.runners)  # fmt: skip
+    job.report(describe_plan(plan))
+    ls.window_log_message(
+        LogMessageParams(
+            type=MessageType.Info,
+            message=f"tests of `{snapshot.qualname}`: {plan.found_by}\n  "
+            + "\n  ".join(plan.tests),
+        )
+    )
+    for warning in plan.warnings:
+        ls.warn_once(warning)
     return isolation, plan

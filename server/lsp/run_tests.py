@@ -82,6 +82,7 @@ async def _run_tests(
     return {
         "qualname": snapshot.qualname,
         "tests": plan.tests,
+        "foundBy": plan.found_by,
         "passed": run.passed,
         "total": run.total,
         "cancelled": run.cancelled,

@@ -13,6 +13,7 @@ show a diff and apply it on Accept. Failures become a report and a message, neve
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import Any
 
@@ -120,6 +121,7 @@ async def _self_debug(
         source_override=source,
         transcript_path=folder / "transcript.jsonl",
     )
+    request = dataclasses.replace(request, tests_found_by=plan.found_by)
     result = await ls.in_worker(
         debug,
         settings,

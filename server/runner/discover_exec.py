@@ -315,8 +315,7 @@ def _choose(
         return -(known.score if known else 0.0), order.get(candidate.nodeid, len(order))
 
     chosen.sort(key=rank)
-    files_run = [a for a in args if "::" not in a]
-    files_run = [f for f in files_run if any(nodeid_file(n) == f for n in run.outcomes)]
+    files_run = list(dict.fromkeys(nodeid_file(nodeid) for nodeid in run.outcomes))
     note = ""
     if run.out_of_time:
         note = f"stopped by the time budget after {len(files_run)} of {len(args)} files"
