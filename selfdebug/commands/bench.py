@@ -18,6 +18,7 @@ BENCHMARKS: dict[str, str] = {
     "overhead": "all the system's own overheads in one run",
     "search": "edit search: candidates judged per second and line-coverage overhead",
     "probes": "probe levels: whether the log shows the faulty line, its size and cost",
+    "discover": "test discovery on a real suite: static vs executed, cold and cached",
 }
 
 

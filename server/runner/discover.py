@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import configparser
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -554,43 +555,63 @@ def likely_test_files(project_root: Path, target: Target) -> list[str]:
                 text = read_regular(path)  # never a committed link to /dev/zero or a FIFO
             except OSError:
                 continue
+            rel = os.path.relpath(path, project_root)
+            if not in_testpaths(project_root, rel):
+                continue
             if all(needle in text for needle in needles) or any(n in text for n in others):
-                found.append(os.path.relpath(path, project_root))
+                found.append(rel)
     return found
+
+
+def pytest_option(project_root: Path, name: str) -> str:
+    """An ini option of the project's pytest configuration, as pytest finds it (pytest.ini,
+    pyproject.toml's [tool.pytest.ini_options], tox.ini, setup.cfg), list values joined by
+    spaces; "" when unset. Read for discovery only (which files, whether doctests count)."""
+    sections = {"pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest"}
+    for file in ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"):
+        try:
+            text = read_regular_text(project_root / file)
+        except OSError:
+            continue
+        if file == "pyproject.toml":
+            try:
+                import tomllib  # 3.11+
+            except ImportError:  # 3.10: no TOML reader at hand; the option's line is enough
+                line = re.search(rf"^\s*{re.escape(name)}\s*=\s*(.*)$", text, re.MULTILINE)
+                return re.sub(r"[\[\]\"',]", " ", line.group(1)) if line else ""
+            try:
+                tool = tomllib.loads(text).get("tool", {})
+            except ValueError:
+                continue
+            options = tool.get("pytest", {}).get("ini_options") if isinstance(tool, dict) else None
+            if not isinstance(options, dict):
+                continue
+            value = options.get(name, "")
+            return " ".join(map(str, value)) if isinstance(value, list) else str(value)
+        config = configparser.ConfigParser(interpolation=None)
+        try:
+            config.read_string(text)
+        except configparser.Error:
+            continue
+        if config.has_section(sections[file]):
+            return config.get(sections[file], name, fallback="")
+    return ""
 
 
 def runs_doctests(project_root: Path) -> bool:
     """Whether the project's pytest configuration collects doctests from its modules
-    (`--doctest-modules` in `addopts` of pytest.ini, pyproject.toml, tox.ini or setup.cfg)."""
-    try:
-        text = read_regular_text(project_root / "pyproject.toml")
-    except OSError:
-        text = ""
-    try:
-        import tomllib  # 3.11+
+    (`--doctest-modules` in its `addopts`)."""
+    return "--doctest-modules" in pytest_option(project_root, "addopts")
 
-        options = tomllib.loads(text).get("tool", {}).get("pytest", {}).get("ini_options", {})
-        addopts = options.get("addopts", "")
-        if "--doctest-modules" in (addopts if isinstance(addopts, str) else " ".join(addopts)):
-            return True
-    except ImportError:  # 3.10: the option's text in the file is near enough
-        if "--doctest-modules" in text:
-            return True
-    except (ValueError, AttributeError, TypeError):
-        pass
-    for name, section in (
-        ("pytest.ini", "pytest"),
-        ("tox.ini", "pytest"),
-        ("setup.cfg", "tool:pytest"),
-    ):
-        config = configparser.ConfigParser(interpolation=None)
-        try:
-            config.read_string(read_regular_text(project_root / name))
-        except (OSError, configparser.Error):
-            continue
-        if "--doctest-modules" in config.get(section, "addopts", fallback=""):
-            return True
-    return False
+
+def in_testpaths(project_root: Path, rel: str) -> bool:
+    """Whether a test file (relative) is under the project's `testpaths` (all are when unset):
+    a `bench/test_x.py` outside them is a benchmark, not a test the project runs."""
+    testpaths = pytest_option(project_root, "testpaths").split()
+    if not testpaths:
+        return True
+    parts = Path(rel).parts
+    return any(parts[: len(Path(t).parts)] == Path(t).parts for t in testpaths)
 
 
 def _mentions(path: str, target: Target) -> bool:

@@ -32,6 +32,7 @@ from selfdebug.server.runner.discover import (
     DiscoveryError,
     StaticDiscovery,
     TestCandidate,
+    in_testpaths,
     no_tests_message,
     rank_collected,
     static_discovery,
@@ -194,8 +195,9 @@ def all_test_files(project_root: Path) -> list[str]:
     for directory, dirs, files in os.walk(project_root):
         dirs[:] = sorted(d for d in dirs if not is_skipped_dir(os.path.join(directory, d)))
         for name in sorted(files):
-            if is_test_file(name) and name != "conftest.py":
-                found.append(os.path.relpath(os.path.join(directory, name), project_root))
+            rel = os.path.relpath(os.path.join(directory, name), project_root)
+            if is_test_file(name) and name != "conftest.py" and in_testpaths(project_root, rel):
+                found.append(rel)
     return found
 
 
