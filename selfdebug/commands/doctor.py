@@ -4,14 +4,19 @@ pytest, whether it imports the project's own package, the protection tests run u
 model file, the llama.cpp binding (it loads the model and generates one token in the model
 process, so a crashing build is caught without crashing), GPU offload, and a configured endpoint.
 Exit 0 when every critical check passes, 1 otherwise.
+
+`--quick` checks the model without loading it (its file is there and verified, the binding is
+installed): what an editor's health check runs (`:checkhealth selfdebug` in Neovim). `--json`
+prints one `Report` object, with the version of selfdebug that answered.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from selfdebug.commands.isolation_options import add_isolation_arguments
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
@@ -32,11 +37,34 @@ class Check:
         return "FAIL" if self.critical else "warn"
 
 
+class CheckRow(TypedDict):
+    name: str
+    ok: bool
+    detail: str
+    hint: str
+    critical: bool
+    mark: str  # "ok", "FAIL" (a critical check failed) or "warn"
+
+
+class Report(TypedDict):
+    """What `doctor --json` prints."""
+
+    ok: bool  # every critical check passes
+    version: str  # of the selfdebug that ran the checks
+    protection: str  # what guards a test run: `protection_in_force`
+    checks: list[CheckRow]
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("project", nargs="?", default=".", help="a project folder (default: .)")
     add_model_arguments(parser)
     add_isolation_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="do not load the model (its file and the binding are still checked); seconds",
+    )
 
 
 def check_interpreter(args: argparse.Namespace) -> list[Check]:
@@ -150,6 +178,33 @@ def check_model_and_binding(args: argparse.Namespace) -> list[Check]:
     return checks
 
 
+def check_model_file(spec: str) -> Check:
+    """The model the server would run, without loading or assembling it (`--quick`)."""
+    from selfdebug.server.backends.assemble import install_hint, installed, verified
+    from selfdebug.server.backends.base import BackendConfigError
+    from selfdebug.server.backends.models import cache_path, resolve_model_spec
+
+    hint = "`selfdebug models` lists the known models"
+    try:
+        known, path = resolve_model_spec(spec)
+    except BackendConfigError as error:
+        return Check("model", False, str(error), hint)
+    if known is None:
+        assert path is not None
+        if not path.is_file():
+            return Check("model", False, f"model file not found: {path}", hint)
+        size = path.stat().st_size // 2**20
+        return Check("model", True, f"{path} (a GGUF file, {size} MiB; not loaded: --quick)")
+    target = cache_path(known)
+    size = known.size // 2**20
+    if verified(known, target):
+        return Check("model", True, f"{known.name}: {target} (sha256 verified, {size} MiB)")
+    if installed(known):
+        detail = f"{known.name}: installed, assembled on first use ({size} MiB)"
+        return Check("model", True, detail, f"or now: `selfdebug models --prepare {known.name}`")
+    return Check("model", False, f"{known.name} is not installed", install_hint(known))
+
+
 def check_endpoint(url: str) -> Check:
     import urllib.error
     import urllib.request
@@ -173,8 +228,13 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
 
         from selfdebug.server.backends.llama_loader import MISSING_BINDING
 
+        if args.quick:
+            checks.append(check_model_file(args.model))
         if importlib.util.find_spec("llama_cpp") is None:
             checks.append(Check("llama.cpp binding", False, MISSING_BINDING))
+        elif args.quick:
+            detail = "installed (not loaded: --quick; `selfdebug doctor` loads it)"
+            checks.append(Check("llama.cpp binding", True, detail))
         else:
             checks += check_model_and_binding(args)
     if settings.endpoint_url:
@@ -184,12 +244,24 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
     return checks
 
 
+def report(checks: list[Check], protection: str) -> Report:
+    from selfdebug import __version__
+
+    rows = [
+        CheckRow(
+            name=c.name, ok=c.ok, detail=c.detail, hint=c.hint, critical=c.critical, mark=c.mark
+        )
+        for c in checks
+    ]
+    passed = all(c.ok for c in checks if c.critical)
+    return Report(ok=passed, version=__version__, protection=protection, checks=rows)
+
+
 def main(args: argparse.Namespace) -> int:
     checks = run_checks(args)
     passed = all(check.ok for check in checks if check.critical)
     if args.json:
-        report = {"ok": passed, "protection": protection_in_force(args)}
-        print(json.dumps(report | {"checks": [asdict(c) | {"mark": c.mark} for c in checks]}))
+        print(json.dumps(report(checks, protection_in_force(args))))
     else:
         for check in checks:
             print(f"[{check.mark:>4}] {check.name}: {check.detail}")

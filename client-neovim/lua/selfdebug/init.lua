@@ -1,6 +1,6 @@
--- selfdebug for Neovim 0.11+: the documented setup (the editor test loads this very file).
---
--- Put this file on your runtimepath as lua/selfdebug.lua (or dofile() it) and call:
+-- selfdebug for Neovim 0.11+, the plugin's entry point (`require('selfdebug')`). Put this folder
+-- (client-neovim/) on the runtimepath with a plugin manager or as a native package (README.md
+-- beside it) and call:
 --
 --   require('selfdebug').setup({
 --     -- cmd = { '/path/to/venv/bin/selfdebug', 'serve' },   -- default: `selfdebug` on PATH
@@ -16,6 +16,7 @@
 -- `:SelfDebugReject`) to drop it: nothing in the buffer changes before Accept, and a buffer
 -- edited during the session is refused. `:SelfDebugReport` shows the last explanation and diff.
 -- `:SelfDebug [mode]` and `:SelfDebugTests` do the same for the function under the cursor.
+-- `:checkhealth selfdebug` (lua/selfdebug/health.lua) checks the server and this machine.
 
 local M = {}
 
@@ -34,6 +35,7 @@ M.defaults = {
 }
 
 M.config = M.defaults -- until setup() merges the user's options
+M.did_setup = false -- setup() ran (the health check says so when it did not)
 
 --- The last `selfdebug/sessionReport` the server sent (nil before the first session).
 M.last_report = nil
@@ -270,6 +272,7 @@ end
 function M.setup(opts)
   local config = vim.tbl_deep_extend('force', M.defaults, opts or {})
   M.config = config
+  M.did_setup = true
   config.handlers = vim.tbl_extend('force', config.handlers or {}, {
     ['selfdebug/sessionReport'] = on_session_report,
   })
