@@ -75,7 +75,9 @@ def test_doctor_quick_checks_the_model_without_loading_it_and_names_its_version(
     report = json.loads(done.stdout)
     assert report["ok"] is True and report["version"] == __version__
     checks = {check["name"]: check for check in report["checks"]}
-    assert list(checks) == ["python + pytest", "sandbox", "model", "llama.cpp binding"]
+    assert list(checks) == [
+        "python + pytest", "project imports", "sandbox", "model", "llama.cpp binding"
+    ]  # fmt: skip
     assert checks["model"]["detail"] == "gemma-3-270m: installed, assembled on first use (241 MiB)"
     assert checks["model"]["hint"] == "or now: `selfdebug models --prepare gemma-3-270m`"
     assert checks["llama.cpp binding"]["detail"].startswith("installed (not loaded: --quick")

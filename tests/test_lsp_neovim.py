@@ -66,7 +66,7 @@ def test_neovim_reviews_the_fix_as_a_diff_then_accepts_or_rejects_it(tmp_path: P
         cwd=project,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=420,  # a hang guard: four sessions took 166 s on a busy 2-core machine
     )
     output = completed.stdout + completed.stderr
     assert completed.returncode == 0, output
@@ -98,7 +98,8 @@ def _wait(condition, what: str, timeout: float) -> None:
 def test_neovim_terminal_keystrokes_from_code_action_to_fix_on_disk(tmp_path: Path):
     """The real TUI in tmux (fixed 110x34), typed at like a user: `gra` opens the code actions,
     `1` `Enter` picks "Self-debug `mean`", the diff preview opens (captured for the README),
-    `a` accepts: the fix is on disk. Counts the keys after the code-action menu."""
+    `a` accepts: the fix is on disk. Counts the keys after the code-action menu. Then
+    `:checkhealth selfdebug` reports the running server."""
     assert shutil.which("tmux"), (
         "tmux is needed for the Neovim terminal test (apt-get install tmux)"
     )
@@ -151,6 +152,14 @@ def test_neovim_terminal_keystrokes_from_code_action_to_fix_on_disk(tmp_path: Pa
         _wait(lambda: "applied and written" in pane(), "the accept message", 10)
         print(f"Neovim keystrokes after the code-action menu: {len(keys)} {keys}")
         assert len(keys) == 3
+
+        # :checkhealth selfdebug with the server running (as the user sees it; no picture: the
+        # report's emoji are not in the screenshot font)
+        _tmux(socket, "send-keys", "-t", "sd", ":checkhealth selfdebug", "Enter")
+        _wait(lambda: "checked by " in pane(), "the health report", 60)  # `...` concealed
+        screen = pane()
+        for line in ("OK the server is running (client 1, 1 buffer(s))", "OK version: selfdebug"):
+            assert line in screen, screen
     finally:
         subprocess.run(["tmux", "-S", str(socket), "kill-server"], timeout=30, check=False)
 
@@ -196,6 +205,7 @@ def test_neovim_checkhealth_reports_the_server_its_version_the_sandbox_and_the_m
         f"- ✅ OK server command: {server}",
         f"- ✅ OK version: selfdebug {__version__}",
         f"- ✅ OK python + pytest: {sys.executable}, pytest ",
+        "- ✅ OK project imports: ",
         "- ✅ OK sandbox: ",  # its words: selfdebug doctor
         "- ✅ OK model: gemma-3-270m: installed, assembled on first use (241 MiB)",
         "- ✅ OK llama.cpp binding: installed (not loaded: --quick",

@@ -16,7 +16,6 @@ local FLAGS = {
   { 'pythonPath', '--interpreter' },
   { 'isolation', '--isolation' },
   { 'requireSandbox', '--require-sandbox' },
-  { 'trustedWorkspace', '--trust-project' },
 }
 
 --- The `selfdebug doctor` command line for `config` (the options setup() got) in folder `root`:
@@ -43,6 +42,11 @@ function M.doctor_command(config, root)
     elseif type(value) == 'string' and value ~= '' then
       vim.list_extend(argv, { pair[2], value })
     end
+  end
+  -- trust is the client's own word (init_options), never a workspace setting
+  local init = (config.init_options or {}).selfdebug or {}
+  if init.trustedWorkspace == true then
+    table.insert(argv, '--trust-project')
   end
   table.insert(argv, root)
   return argv
