@@ -13,7 +13,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from selfdebug.server.engine.types import DebugRequest
@@ -116,9 +116,17 @@ def load_problems(path: Path) -> list[Problem]:
     return problems
 
 
+class _Named(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+NamedT = TypeVar("NamedT", bound=_Named)
+
+
 def select_problems(
-    problems: list[Problem], ids: list[str] | None = None, limit: int | None = None
-) -> list[Problem]:
+    problems: list[NamedT], ids: list[str] | None = None, limit: int | None = None
+) -> list[NamedT]:
     """Keep the named ids (in dataset order; unknown ids are an error), then the first `limit`."""
     if ids:
         known = {p.id for p in problems}

@@ -1,5 +1,9 @@
 """Fix rate per feedback mode: `selfdebug bench repair --dataset FILE.jsonl --modes none,ut,...`.
 
+A `--dataset` that is a folder holds real-bug cases (docs/bench/real: a repository's fix commit and
+a patch that puts the bug back; `--repos DIR` holds the checkouts): each runs in a fresh clone with
+the project's own environment and no tests named, see `real_repair.py`.
+
 Each (mode, problem) pair runs a real debugging session through the same engine call as the CLI
 and the LSP server (`run_session` with a `DebugRequest`) in a throwaway project that holds the
 buggy module and the visible tests only. The proposed file is then scored in a fresh copy against
@@ -23,6 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from selfdebug.bench.datasets import DatasetError, Problem, load_problems, select_problems
+from selfdebug.bench.project_env import DEFAULT_ENV_CACHE
+from selfdebug.bench.real_cases import CaseError, RealCase, is_case_folder, load_cases
 from selfdebug.bench.repair_report import (
     PLOT_FILE,
     ProblemOutcome,
@@ -49,7 +55,8 @@ VISIBLE_POLICY = (
 # Settings that change the numbers: a resumed run must use the same ones.
 _FINGERPRINT_KEYS = ("backend", "model_path", "endpoint_url", "model_name", "max_turns", "samples")
 
-BackendFactory = Callable[[Problem], "Backend"]
+Case = Problem | RealCase  # a one-file benchmark problem, or a real repository's bug
+BackendFactory = Callable[[Case], "Backend"]
 ResultCallback = Callable[[ProblemOutcome], None]
 
 
@@ -67,6 +74,9 @@ class RepairConfig:
     session_timeout_s: float | None = None  # DebugRequest.time_budget_s
     report_only: bool = False  # rebuild the report from results.jsonl, run nothing
     backend: BackendSettings | None = None  # None: the default local model
+    repos: Path | None = None  # real cases: the folder holding their git checkouts
+    env_cache: Path = DEFAULT_ENV_CACHE  # real cases: the projects' environments
+    python: Path | None = None  # real cases: this interpreter as it is, no environments made
 
 
 class ConfigMismatch(ValueError):
@@ -153,7 +163,7 @@ class _SharedBackend:
         self._backend: Backend | None = None
         self._lock = threading.Lock()
 
-    def __call__(self, problem: Problem) -> Backend:
+    def __call__(self, problem: Case) -> Backend:
         with self._lock:
             if self._backend is None:
                 from selfdebug.server.backends.factory import make_backend
@@ -262,10 +272,16 @@ def solve_problem(
     return outcome
 
 
-def _load_selected(config: RepairConfig) -> list[Problem]:
-    problems: list[Problem] = []
+def _load(dataset: Path) -> list[Case]:
+    if is_case_folder(dataset):
+        return list(load_cases(dataset))
+    return list(load_problems(dataset))
+
+
+def _load_selected(config: RepairConfig) -> list[Case]:
+    problems: list[Case] = []
     for dataset in config.datasets:
-        loaded = load_problems(dataset)
+        loaded = _load(dataset)
         wanted = [i for i in config.ids or [] if i in {p.id for p in loaded}]
         if config.ids and not wanted:
             continue
@@ -361,7 +377,7 @@ def _describe_settings(settings: BackendSettings) -> str:
 
 
 def _run_pairs(
-    todo: list[tuple[Problem, str]],
+    todo: list[tuple[Case, str]],
     config: RepairConfig,
     factory: BackendFactory,
     log: _ResultsLog,
@@ -381,12 +397,15 @@ def _run_pairs(
         TimeRemainingColumn,
     )
 
-    def work(problem: Problem, mode: str) -> ProblemOutcome:
+    def work(problem: Case, mode: str) -> ProblemOutcome:
         try:
             from selfdebug.server.backends.no_model import NoModelBackend
 
             backend: Backend = NoModelBackend() if not _uses_model(mode) else factory(problem)
-            return solve_problem(problem, mode, config, backend, cancel, config.out / "transcripts")
+            transcripts = config.out / "transcripts"
+            if isinstance(problem, RealCase):
+                return _solve_real(problem, mode, config, backend, cancel, transcripts)
+            return solve_problem(problem, mode, config, backend, cancel, transcripts)
         except Exception as error:  # a harness bug must not sink the other problems
             return ProblemOutcome(
                 mode=mode, id=problem.id, source=problem.source, harness_error=repr(error)
@@ -432,9 +451,55 @@ def _run_pairs(
     pool.shutdown(wait=True)
 
 
+def _solve_real(
+    case: RealCase,
+    mode: str,
+    config: RepairConfig,
+    backend: Backend,
+    cancel: CancelToken,
+    transcript_dir: Path,
+) -> ProblemOutcome:
+    from selfdebug.bench.real_repair import RealRunOptions, solve_real_case
+
+    transcript = transcript_dir / mode / (case.id.replace("/", "__") + ".jsonl")
+    transcript.parent.mkdir(parents=True, exist_ok=True)
+    options = RealRunOptions(
+        repos=config.repos,
+        env_cache=config.env_cache,
+        mode=mode,
+        max_turns=config.max_turns,
+        samples=config.samples,
+        test_timeout_s=config.test_timeout_s,
+        session_timeout_s=config.session_timeout_s,
+        model_call_deadline_s=_settings(config).timeout_s,
+        transcript=transcript,
+        python=config.python,
+    )
+    return solve_real_case(case, options, backend, cancel)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--dataset", action="append", required=True, type=Path, help="JSONL file (repeatable)"
+        "--dataset",
+        action="append",
+        required=True,
+        type=Path,
+        help="JSONL file, or a folder of real-bug cases (docs/bench/real) (repeatable)",
+    )
+    parser.add_argument(
+        "--repos", type=Path, default=None, help="real cases: folder holding their git checkouts"
+    )
+    parser.add_argument(
+        "--env-cache",
+        type=Path,
+        default=DEFAULT_ENV_CACHE,
+        help="real cases: where the projects' environments are kept (one per project)",
+    )
+    parser.add_argument(
+        "--python",
+        type=Path,
+        default=None,
+        help="real cases: run every case with this interpreter (no environments are made)",
     )
     parser.add_argument(
         "--modes", default=DEFAULT_MODES, help=f"comma list (default {DEFAULT_MODES})"
@@ -473,6 +538,9 @@ def config_from_args(args: argparse.Namespace) -> RepairConfig:
         session_timeout_s=args.session_timeout,
         report_only=args.report_only,
         backend=backend_settings_from(args),
+        repos=args.repos,
+        env_cache=args.env_cache,
+        python=args.python,
     )
 
 
@@ -482,7 +550,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         config = config_from_args(args)
         report = run_repair(config, show_progress=not args.no_progress)
-    except (DatasetError, ConfigMismatch, ValueError, BackendError) as error:
+    except (DatasetError, CaseError, ConfigMismatch, ValueError, BackendError) as error:
         print(f"selfdebug bench repair: {error}", file=sys.stderr)
         return 2
     if args.json:

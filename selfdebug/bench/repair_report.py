@@ -47,6 +47,13 @@ class ProblemOutcome:
     harness_error: str = ""  # the harness itself failed: not a result, retried on resume
     diff: str = ""
     found_by: str = ""  # "edit search at line 7" when the search found the proposed fix
+    # Real-bug cases (docs/bench/real): no tests named, so what discovery found is a result too.
+    real: bool = False
+    tests_found: int = 0  # tests discovery chose for the session
+    found_tests: list[str] = field(default_factory=list)  # their node ids (first 50)
+    failing_found: bool = False  # one of them failed on the bug (else nothing to go on)
+    discovery_seconds: float = 0.0
+    discovery_note: str = ""  # why no test was chosen (discovery's message)
 
     @property
     def fixed_visible(self) -> bool:
@@ -171,6 +178,9 @@ def build_report(
             for mode in modes
         },
     }
+    real = [o for o in outcomes if o.real]
+    if real:
+        report["cases"] = [case_row(o) for o in sorted(real, key=lambda o: (o.mode, o.id))]
     if len(sources) > 1:
         report["by_source"] = {
             source: {
@@ -182,6 +192,71 @@ def build_report(
             for source in sources
         }
     return report
+
+
+def verdict(outcome: ProblemOutcome) -> str:
+    """fixed / plausible but wrong / none (no candidate, or it fails a chosen test)."""
+    if outcome.fixed_hidden:
+        return "fixed"
+    if outcome.plausible_but_wrong:
+        return "plausible but wrong"
+    return "none"
+
+
+def case_row(outcome: ProblemOutcome) -> dict[str, Any]:
+    """One real case's line of the per-case table."""
+    return {
+        "mode": outcome.mode,
+        "id": outcome.id,
+        "tests_found": outcome.tests_found,
+        "failing_found": outcome.failing_found,
+        "verdict": verdict(outcome),
+        "judge": f"{outcome.hidden_passed}/{outcome.hidden_total}" if outcome.has_candidate else "",
+        "wall_seconds": outcome.wall_seconds,
+        "discovery_seconds": outcome.discovery_seconds,
+        "model_calls": outcome.model_calls,
+        "found_by": outcome.found_by,
+        "stop_reason": outcome.stop_reason,
+        "why_no_failing_test": "" if outcome.failing_found else _why_not_found(outcome),
+    }
+
+
+def _why_not_found(outcome: ProblemOutcome) -> str:
+    if outcome.discovery_note:
+        return outcome.discovery_note.splitlines()[0][:300]
+    if outcome.tests_found:
+        return f"the {outcome.tests_found} tests found all pass on the bug"
+    return outcome.error[:300] or "no test found"
+
+
+def _case_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| mode | case | tests found | failing one among them | result | judge passed "
+        "| wall s | discovery s | model calls | found by |",
+        "| --- " * 10 + "|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row['mode']} | {row['id']} | {row['tests_found']} "
+            f"| {'yes' if row['failing_found'] else 'no'} | {row['verdict']} | {row['judge']} "
+            f"| {row['wall_seconds']:.0f} | {row['discovery_seconds']:.0f} "
+            f"| {row['model_calls']} | {row['found_by'] or '-'} |"
+        )
+    missed = [row for row in rows if not row["failing_found"]]
+    if missed:
+        lines += ["", "Why no failing test was found:", ""]
+        lines += [f"- {row['mode']} {row['id']}: {row['why_no_failing_test']}" for row in missed]
+    modes = sorted({row["mode"] for row in rows})
+    lines.append("")
+    for mode in modes:
+        mine = [row for row in rows if row["mode"] == mode]
+        fixed = sum(row["verdict"] == "fixed" for row in mine)
+        lines.append(
+            f"- {mode}: failing test found for {sum(r['failing_found'] for r in mine)} of "
+            f"{len(mine)} cases; fixed {fixed} of {len(mine)} ({100 * fixed / len(mine):.0f}%), "
+            f"plausible but wrong {sum(r['verdict'] == 'plausible but wrong' for r in mine)}"
+        )
+    return lines
 
 
 def _fmt(value: float | None) -> str:
@@ -271,6 +346,13 @@ def render_markdown(report: dict[str, Any]) -> str:
                 f"- {mode}: {stats['search_plausible']} plausible (pass the visible tests), "
                 f"{stats['search_plausible_but_wrong']} of them plausible but wrong"
             )
+    if report.get("cases"):
+        lines += [
+            "",
+            "### Per case (real bugs: no tests named; judged by the project's own test files)",
+            "",
+            *_case_table(report["cases"]),
+        ]
     lines += ["", "### How the sessions ended", ""]
     for mode, stats in report["modes"].items():
         reasons = ", ".join(f"{k} {v}" for k, v in sorted(stats["stop_reasons"].items()))

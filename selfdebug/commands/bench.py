@@ -1,7 +1,8 @@
 """Benchmarks that print numbers: `selfdebug bench X` for each X in BENCHMARKS below.
 
-Each benchmark lives in `selfdebug/bench/<name>.py` with `add_arguments`, `main` and `measure`;
-every one accepts `--json` and then prints a single JSON object with its figures.
+Each benchmark lives in `selfdebug/bench/<name>.py` (a `-` in the name is a `_` in the module)
+with `add_arguments`, `main` and `measure`; every one accepts `--json` and then prints a single
+JSON object with its figures.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ BENCHMARKS: dict[str, str] = {
     "search": "edit search: candidates judged per second and line-coverage overhead",
     "probes": "probe levels: whether the log shows the faulty line, its size and cost",
     "discover": "test discovery on a real suite: static vs executed, cold and cached",
+    "real-check": "real-bug cases: the judge passes at the fix commit and fails with the bug",
 }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK")
     for name, help_text in BENCHMARKS.items():
-        module = importlib.import_module(f"selfdebug.bench.{name}")
+        module = importlib.import_module(f"selfdebug.bench.{name.replace('-', '_')}")
         bench = sub.add_parser(name, help=help_text, description=module.__doc__)
         module.add_arguments(bench)
         bench.set_defaults(_bench_main=module.main)

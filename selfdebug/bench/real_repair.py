@@ -1,0 +1,185 @@
+"""One real-bug case through the engine, as a user would meet it, then scored by its judge.
+
+Why a module of its own: a real case is not a one-file problem. It runs in a fresh clone of the
+repository with the bug patch applied, with the project's own environment (`project_env.py`),
+and NO tests named: the tests come from the same discovery the CLI uses (`build_request`), so
+discovery is part of what is measured. The proposed file is then written into a second fresh
+clone and judged by the project's own test files for that module (`judge`), which the case
+folder names and the session never chooses. The outcome says how many tests discovery found,
+whether one of them failed on the bug (without that the model has nothing to go on), and the
+usual fixed / plausible but wrong / not fixed.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from selfdebug.bench.real_cases import CaseError, RealCase, clone_case
+from selfdebug.bench.repair_report import ProblemOutcome
+
+if TYPE_CHECKING:
+    from selfdebug.server.backends.base import Backend
+    from selfdebug.server.cancel import CancelToken
+
+
+@dataclass(frozen=True)
+class RealRunOptions:
+    """What a real case's session needs besides the engine's settings."""
+
+    repos: Path | None  # the folder holding the git checkouts
+    env_cache: Path  # where the projects' environments are kept
+    mode: str
+    max_turns: int
+    samples: int
+    test_timeout_s: float
+    session_timeout_s: float | None
+    model_call_deadline_s: float | None
+    transcript: Path | None
+    python: Path | None = None  # use this interpreter as it is instead of project environments
+
+
+class _Environment:
+    """The python a case runs with, and how a new clone is installed into it."""
+
+    def __init__(self, case: RealCase, options: RealRunOptions, env: Path | None) -> None:
+        self.case, self.env = case, env
+        self.python = options.python
+
+    def prepare(self, clone: Path, cache: Path) -> Path:
+        from selfdebug.bench.project_env import ensure_environment
+
+        if self.python is None:
+            self.python = ensure_environment(self.case, clone, cache)
+        return self.python
+
+    def install(self, clone: Path) -> None:
+        from selfdebug.bench.project_env import install_clone
+
+        if self.env is not None:
+            install_clone(self.case, self.env, clone)
+
+
+@contextmanager
+def _environment(case: RealCase, clone: Path, options: RealRunOptions) -> Iterator[_Environment]:
+    from selfdebug.bench.project_env import hold
+
+    if options.python is not None:
+        yield _Environment(case, options, None)
+        return
+    with hold(case, clone, options.env_cache) as env:
+        yield _Environment(case, options, env)
+
+
+def _settings(python: Path, test_timeout_s: float) -> Any:
+    from selfdebug.server.runner import RunnerSettings
+
+    return RunnerSettings(interpreter=str(python), test_timeout_s=test_timeout_s)
+
+
+def solve_real_case(
+    case: RealCase, options: RealRunOptions, backend: Backend, cancel: CancelToken
+) -> ProblemOutcome:
+    """Clone, install, discover, debug, score. A case that cannot be set up (clone, patch,
+    install) raises CaseError: a harness error, retried on resume, never a result."""
+    from selfdebug.server.engine import run_session
+    from selfdebug.server.engine.request import RequestError, build_request
+    from selfdebug.server.runner import ProjectRunner
+
+    outcome = ProblemOutcome(mode=options.mode, id=case.id, source=case.source, real=True)
+    with tempfile.TemporaryDirectory(prefix="selfdebug-real-") as tmp:
+        work = clone_case(case, options.repos, Path(tmp) / "work" / case.checkout, buggy=True)
+        with _environment(case, work, options) as environment:
+            python = environment.prepare(work, options.env_cache)
+            settings = _settings(python, options.test_timeout_s)
+            started = time.monotonic()
+            try:
+                request = build_request(
+                    work / case.path,
+                    case.qualname,
+                    project_root=work,
+                    cwd=work,
+                    runner_settings=settings,
+                    mode=options.mode,
+                    max_turns=options.max_turns,
+                    samples=options.samples,
+                    test_timeout_s=options.test_timeout_s,
+                    time_budget_s=options.session_timeout_s,
+                    model_call_deadline_s=options.model_call_deadline_s,
+                    transcript_path=options.transcript,
+                )
+            except RequestError as error:
+                outcome.discovery_seconds = round(time.monotonic() - started, 3)
+                outcome.wall_seconds = outcome.discovery_seconds
+                outcome.stop_reason = "no_tests"
+                outcome.discovery_note = str(error)[:2000]
+                return outcome
+            outcome.discovery_seconds = round(time.monotonic() - started, 3)
+            outcome.tests_found = len(request.tests)
+            outcome.found_tests = request.tests[:50]
+            runner = ProjectRunner(work, settings)
+            try:
+                result = run_session(request, backend, runner=runner, cancel=cancel)
+            finally:
+                runner.close()
+            outcome.wall_seconds = round(time.monotonic() - started, 3)
+            _copy_result(outcome, result)
+            outcome.visible_total = len(request.tests)
+            if result.fixed_file is not None and result.stop_reason != "cancelled":
+                score = clone_case(
+                    case, options.repos, Path(tmp) / "score" / case.checkout, buggy=True
+                )
+                (score / case.path).write_text(result.fixed_file, encoding="utf-8")
+                environment.install(score)
+                for key, value in score_real(case, score, request.tests, settings).items():
+                    setattr(outcome, key, value)
+    return outcome
+
+
+def _copy_result(outcome: ProblemOutcome, result: Any) -> None:
+    outcome.stop_reason = result.stop_reason
+    outcome.turns = result.turns
+    outcome.fixed_at_turn = result.fixed_at_turn
+    outcome.model_calls = result.model_calls
+    outcome.prompt_tokens = result.prompt_tokens
+    outcome.completion_tokens = result.completion_tokens
+    outcome.session_seconds = round(result.seconds, 3)
+    outcome.model_seconds = round(result.model_seconds, 3)
+    outcome.error = result.error
+    outcome.diff = result.diff[:4000]
+    outcome.found_by = result.found_by
+    outcome.has_candidate = result.fixed_file is not None
+    before = result.chosen_before
+    outcome.failing_found = before.total > 0 and before.passed < before.total
+
+
+def score_real(case: RealCase, clone: Path, visible: list[str], settings: Any) -> dict[str, Any]:
+    """The tests discovery chose (visible) and the judge files, run on the candidate in `clone`."""
+    from selfdebug.server.runner import ProjectRunner
+
+    runner = ProjectRunner(clone, settings)
+    started = time.monotonic()
+    try:
+        result = runner.run(list(dict.fromkeys([*visible, *case.judge])), timeout_s=1800.0)
+    finally:
+        runner.close()
+    judged = [t for t in result.tests if _in_judge(t.nodeid, case)]
+    passed = {t.nodeid for t in result.tests if t.ok}
+    if not judged and not result.error:
+        raise CaseError(f"{case.id}: the judge files collected no test")
+    return {
+        "visible_passed": sum(i in passed for i in visible),
+        "hidden_passed": sum(t.ok for t in judged),
+        "hidden_total": len(judged),
+        "scoring_error": result.error,
+        "scoring_seconds": round(time.monotonic() - started, 3),
+    }
+
+
+def _in_judge(nodeid: str, case: RealCase) -> bool:
+    return any(nodeid == j or nodeid.startswith(j + "::") for j in case.judge)
