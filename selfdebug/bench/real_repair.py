@@ -121,6 +121,7 @@ def solve_real_case(
                 return outcome
             outcome.discovery_seconds = round(time.monotonic() - started, 3)
             outcome.tests_found = len(request.tests)
+            outcome.discovery_note = request.tests_found_by  # how discovery chose them
             outcome.found_tests = request.tests[:50]
             runner = ProjectRunner(work, settings)
             try:

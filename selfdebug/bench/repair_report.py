@@ -53,7 +53,7 @@ class ProblemOutcome:
     found_tests: list[str] = field(default_factory=list)  # their node ids (first 50)
     failing_found: bool = False  # one of them failed on the bug (else nothing to go on)
     discovery_seconds: float = 0.0
-    discovery_note: str = ""  # why no test was chosen (discovery's message)
+    discovery_note: str = ""  # how the tests were chosen, or why none was (discovery's line)
 
     @property
     def fixed_visible(self) -> bool:
@@ -222,10 +222,10 @@ def case_row(outcome: ProblemOutcome) -> dict[str, Any]:
 
 
 def _why_not_found(outcome: ProblemOutcome) -> str:
-    if outcome.discovery_note:
-        return outcome.discovery_note.splitlines()[0][:300]
     if outcome.tests_found:
         return f"the {outcome.tests_found} tests found all pass on the bug"
+    if outcome.discovery_note:
+        return outcome.discovery_note.splitlines()[0][:300]
     return outcome.error[:300] or "no test found"
 
 
