@@ -43,6 +43,31 @@ def test_llama_on_the_default_known_model_is_the_default(tmp_path, monkeypatch):
     assert small.name == "llama:gemma-3-270m" and small.prompt_form == "completion"
 
 
+def test_the_lookup_decoding_setting_reaches_the_model_worker(tmp_path):
+    """On by default with the tuned draft length; off means no draft at all (lookup_decoding.py).
+    The CLI's --no-lookup-decoding is the same setting."""
+    pytest.importorskip("llama_cpp")
+    import argparse
+
+    from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
+    from selfdebug.server.backends.settings import LOOKUP_TOKENS
+    from selfdebug.server.backends.worker_protocol import WorkerParams
+
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    parser = argparse.ArgumentParser()
+    add_model_arguments(parser)
+    for argv, tokens in (([], LOOKUP_TOKENS), (["--no-lookup-decoding"], 0)):
+        settings = backend_settings_from(parser.parse_args(["--model", str(model), *argv]))
+        settings.prompt_form = "chat"  # no header to read in this stand-in file
+        backend = make_backend(settings, env={})
+        assert isinstance(backend, LlamaBackend)
+        params = backend.worker().params  # the process itself starts on the first call only
+        assert params.lookup_tokens == tokens
+        assert WorkerParams.from_json(params.to_json()) == params  # what the worker is given
+    assert LOOKUP_TOKENS > 0
+
+
 def test_a_missing_model_file_is_reported_when_the_backend_is_made(tmp_path):
     pytest.importorskip("llama_cpp")
     with pytest.raises(BackendConfigError, match="model file not found"):

@@ -25,6 +25,7 @@ export interface ServerSettings {
     modelPath: string;
     modelKeepAlive: number;
     modelCallDeadline: number;
+    lookupDecoding: boolean;
     endpointUrl: string;
     modelName: string;
     apiKeyEnv: string;
@@ -46,6 +47,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
     modelPath: '',
     modelKeepAlive: 300,
     modelCallDeadline: 120,
+    lookupDecoding: true,
     endpointUrl: '',
     modelName: '',
     apiKeyEnv: 'OPENAI_API_KEY',

@@ -6,7 +6,8 @@ A debugging session's turn 2 repeats turn 1's prompt (instructions, function, te
 prompt time over a cold evaluation of turn 1's prompt; the goal is <= 0.3.
 Numbers come from real calls on the configured model (the default model when none), through the
 model worker process selfdebug uses and through llama.cpp in this process, so the cost of the
-worker is measured in the same run (goal: >= 0.95x of in-process throughput).
+worker is measured in the same run (goal: >= 0.95x of in-process throughput), with plain decoding.
+`--lookup` measures prompt-lookup decoding on real fix prompts instead (selfdebug/bench/lookup.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ import argparse
 import json
 import os
 import statistics
+import sys
+from pathlib import Path
 from typing import Any
+
+from selfdebug.bench import lookup as lookup_bench
+from selfdebug.bench.lookup import DEFAULT_DATASETS, DEFAULT_IDS
 
 LONG = 1800.0  # s: a measurement on a slow or busy machine must finish, not hit a call deadline
 
@@ -51,11 +57,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gen-tokens", type=int, default=64, help="tokens to generate")
     parser.add_argument("--repeats", type=int, default=1, help="repeat and report the median")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    lookup = parser.add_argument_group(
+        "lookup decoding", "with --lookup: generation on real fix prompts with and without it"
+    )
+    lookup.add_argument(
+        "--lookup",
+        action="store_true",
+        help="measure prompt-lookup decoding on the turn-1 prompts of dev problems instead",
+    )
+    lookup.add_argument(
+        "--ids", nargs="+", default=None, help=f"dev problems (default {' '.join(DEFAULT_IDS)})"
+    )
+    lookup.add_argument(
+        "--dataset",
+        action="append",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help=f"JSONL file (repeatable; default {' and '.join(map(str, DEFAULT_DATASETS))})",
+    )
+    lookup.add_argument(
+        "--lookup-tokens", type=int, default=None, metavar="N", help="draft tokens per step"
+    )
+    lookup.add_argument(
+        "--lookup-ngram", type=int, default=None, metavar="N", help="longest n-gram matched"
+    )
+    lookup.add_argument(
+        "--max-tokens", type=int, default=None, help="answer length (default: the engine's)"
+    )
 
 
 def main(args: argparse.Namespace) -> int:
     from selfdebug.server.backends.base import BackendError
 
+    if args.lookup:
+        return _main_lookup(args)
     places = ["in-process", "worker"] if args.where == "both" else [args.where]
     results: dict[str, Any] = {}
     try:
@@ -98,6 +134,31 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
+def _main_lookup(args: argparse.Namespace) -> int:
+    from selfdebug.bench.datasets import DatasetError
+    from selfdebug.server.backends.base import BackendError
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    try:
+        result = lookup_bench.compare(
+            model=args.model,
+            ids=[i for chunk in args.ids for i in chunk.split(",") if i] if args.ids else None,
+            datasets=args.dataset,
+            lookup_tokens=args.lookup_tokens,
+            lookup_ngram=args.lookup_ngram,
+            n_threads=args.threads,
+            max_tokens=args.max_tokens,
+            progress=progress,
+        )
+    except (BackendError, DatasetError) as error:
+        print(f"selfdebug bench backend: {error}")
+        return 1
+    print(json.dumps(result) if args.json else lookup_bench.readable(result))
+    return 0
+
+
 def measure(
     model: str = "",
     where: str = "worker",
@@ -122,7 +183,9 @@ def measure(
         "n_threads": n_threads,
         "flash_attn": flash_attn,
     }
-    backend: LocalLlama | LlamaBackend = LlamaBackend(model, keep_alive_s=600, **options)
+    backend: LocalLlama | LlamaBackend = LlamaBackend(
+        model, keep_alive_s=600, lookup_decoding=False, **options
+    )
     if where == "in-process":
         assert isinstance(backend, LlamaBackend)
         backend = LocalLlama(backend.model_file(), **options)

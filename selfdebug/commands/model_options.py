@@ -35,6 +35,13 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         help="let one model call take at least this long (default 120); once a call has been"
         " timed, a call the measured speed says needs more gets twice its expected time",
     )
+    parser.add_argument(
+        "--lookup-decoding",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="local model: prompt-lookup decoding, the same answer faster when it copies the"
+        " prompt (default on)",
+    )
 
 
 def backend_settings_from(args: argparse.Namespace) -> BackendSettings:
@@ -47,6 +54,7 @@ def backend_settings_from(args: argparse.Namespace) -> BackendSettings:
         model_name=args.model_name,
         allow_remote=args.allow_remote,
         timeout_s=args.call_deadline,
+        lookup_decoding=args.lookup_decoding,
     )
 
 
@@ -63,4 +71,5 @@ def model_argv(args: argparse.Namespace) -> list[str]:
     if args.allow_remote:
         argv.append("--allow-remote")
     argv += ["--call-deadline", f"{args.call_deadline:g}"]
+    argv.append("--lookup-decoding" if args.lookup_decoding else "--no-lookup-decoding")
     return argv

@@ -24,7 +24,7 @@ from selfdebug.server.backends.base import Completion, CompletionRequest, Prompt
 from selfdebug.server.backends.llama_loader import require_binding, require_model_file
 from selfdebug.server.backends.llama_local import prompt_form_of
 from selfdebug.server.backends.models import KnownModel, resolve_model_spec
-from selfdebug.server.backends.settings import BackendSettings
+from selfdebug.server.backends.settings import LOOKUP_TOKENS, BackendSettings
 from selfdebug.server.backends.worker_client import (
     DEFAULT_KEEP_ALIVE_S,
     ModelWorker,
@@ -46,6 +46,7 @@ class LlamaBackend:
         n_threads: int | None = None,
         flash_attn: bool = True,
         prompt_form: str = "auto",
+        lookup_decoding: bool = True,
         keep_alive_s: float = DEFAULT_KEEP_ALIVE_S,
         notice: Notice | None = stderr_notice,
         progress: Progress | None = stderr_progress,
@@ -57,6 +58,7 @@ class LlamaBackend:
             "n_ctx": n_ctx,
             "n_threads": n_threads,
             "flash_attn": flash_attn,
+            "lookup_tokens": LOOKUP_TOKENS if lookup_decoding else 0,
         }
         self._keep_alive_s = keep_alive_s
         self._notice = notice
@@ -80,6 +82,7 @@ class LlamaBackend:
             n_ctx=settings.n_ctx,
             n_threads=settings.n_threads,
             prompt_form=settings.prompt_form,
+            lookup_decoding=settings.lookup_decoding,
             keep_alive_s=settings.keep_alive_s,
             notice=notice,
             progress=progress,

@@ -41,7 +41,7 @@ class LoadParams:
 class LoadedModel:
     """A shared `Llama` plus what callers need to use it one at a time."""
 
-    llm: Any  # llama_cpp.Llama
+    llm: Any  # lookup_decoding.LookupLlama: a llama_cpp.Llama that can verify lookup drafts
     params: LoadParams
     call_lock: threading.Lock = field(default_factory=threading.Lock)
     # The guard of the call now running; llama.cpp's abort callback reads it between graph nodes,
@@ -121,10 +121,12 @@ def load_model(params: LoadParams) -> LoadedModel:
 
 def _load(params: LoadParams) -> LoadedModel:
     llama_cpp = import_llama_cpp()
+    from selfdebug.server.backends.lookup_decoding import LookupLlama  # imports llama_cpp
+
     path = Path(params.model_path)
     require_model_file(path)
     try:
-        llm = llama_cpp.Llama(
+        llm = LookupLlama(
             model_path=str(path),
             n_gpu_layers=params.n_gpu_layers,
             n_ctx=params.n_ctx,

@@ -12,6 +12,10 @@ model instance (see llama_loader.py).
 
 Every call streams internally, so that cancel and the deadline stop it between tokens; llama.cpp's
 abort callback stops it inside a long prompt evaluation too.
+
+With `lookup_tokens` > 0, generation drafts that many tokens from the prompt at each step and
+verifies them in one evaluation (prompt-lookup decoding, lookup_decoding.py): the same text, faster
+when the reply copies the prompt.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from selfdebug.server.backends.llama_loader import (
     require_binding,
     require_model_file,
 )
+from selfdebug.server.backends.settings import LOOKUP_NGRAM
 from selfdebug.server.cancel import CancelToken
 
 WHAT = "the local model call"
@@ -74,12 +79,16 @@ class LocalLlama:
         n_threads: int | None = None,
         flash_attn: bool = True,
         prompt_form: str = "auto",
+        lookup_tokens: int = 0,
+        lookup_ngram: int = LOOKUP_NGRAM,
     ) -> None:
         self._model_path = Path(model_path).expanduser()
         self._n_gpu_layers = n_gpu_layers
         self._n_ctx = n_ctx
         self._n_threads = n_threads
         self._flash_attn = flash_attn
+        self.lookup_tokens = lookup_tokens  # draft tokens per step; 0: no lookup decoding
+        self.lookup_ngram = lookup_ngram
         self._model: LoadedModel | None = None
         self._load_lock = threading.Lock()
         require_binding()
@@ -120,6 +129,7 @@ class LocalLlama:
             _acquire(model.call_lock, guard)
             try:
                 model.active_guard = guard
+                model.llm.lookup = _lookup_draft(self.lookup_tokens, self.lookup_ngram)
                 if request.cold:
                     model.llm.reset()  # nothing from the KV cache (CompletionRequest.cold)
                 # what _evaluate_all_but_last will take from the cache instead of evaluating
@@ -208,6 +218,14 @@ def _tokenize(model: LoadedModel, request: CompletionRequest) -> _Prompt:
     stop = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
     tokens = llm.tokenize(rendered.prompt.encode("utf-8"), add_bos=False, special=True)
     return _Prompt(tokens, [s for s in stop if s])
+
+
+def _lookup_draft(tokens: int, ngram: int) -> Any:
+    if tokens <= 0:
+        return None
+    from selfdebug.server.backends.lookup_decoding import prompt_lookup
+
+    return prompt_lookup(num_pred_tokens=tokens, max_ngram_size=ngram)
 
 
 def _check_context(model: LoadedModel, prompt_tokens: int, max_tokens: int) -> None:

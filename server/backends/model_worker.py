@@ -67,6 +67,7 @@ class Worker:
                 n_threads=p.n_threads,
                 flash_attn=p.flash_attn,
                 prompt_form=p.prompt_form,
+                lookup_tokens=p.lookup_tokens,
             )
         return self._model
 

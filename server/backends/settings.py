@@ -6,6 +6,11 @@ from typing import Literal
 
 import attrs
 
+# Prompt-lookup decoding (lookup_decoding.py): draft tokens per step and the longest n-gram matched,
+# tuned on dev fix prompts with `selfdebug bench backend` (docs/bench/MODELS.md).
+LOOKUP_TOKENS = 10
+LOOKUP_NGRAM = 3
+
 
 @attrs.define
 class BackendSettings:
@@ -21,3 +26,4 @@ class BackendSettings:
     timeout_s: float = 120.0  # deadline of one model call (-> DebugRequest.model_call_deadline_s)
     keep_alive_s: float = 300.0  # stop the idle model process after this long (frees memory)
     prompt_form: Literal["auto", "completion", "chat"] = "auto"
+    lookup_decoding: bool = True  # local model: prompt-lookup (n-gram) speculative decoding

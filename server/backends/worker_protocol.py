@@ -46,6 +46,7 @@ class WorkerParams:
     n_ctx: int = 8192
     n_threads: int | None = None
     flash_attn: bool = True
+    lookup_tokens: int = 0  # prompt-lookup draft tokens per step; 0: off (lookup_decoding.py)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
