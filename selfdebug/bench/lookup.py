@@ -36,8 +36,7 @@ if TYPE_CHECKING:
     from selfdebug.bench.datasets import Problem
 
 LONG = 1800.0  # s: a measurement on a slow or busy machine must finish, not hit a call deadline
-# Measured (docs/bench/lookup-decoding.json); the draft length was tuned on OTHER dev problems
-# (TUNING_IDS), so that the figure is not tuned on itself.
+# Measured in docs/bench/lookup-decoding.json (dev problems only).
 DEFAULT_IDS = (
     "quixbugs/bitcount",
     "quixbugs/kheapsort",
@@ -46,7 +45,6 @@ DEFAULT_IDS = (
     "humanevalfix/10",
     "humanevalfix/12",
 )
-TUNING_IDS = ("quixbugs/knapsack", "quixbugs/levenshtein", "humanevalfix/100", "humanevalfix/101")
 # The dev sets beside the repository (run from its root).
 DEFAULT_DATASETS = (
     Path("../shared/bench/quixbugs.dev.jsonl"),
@@ -165,7 +163,7 @@ def compare(
                 "cached_prompt_tokens": completion.cached_prompt_tokens,
                 "lookup": llm.lookup_stats.as_dict() if label == "lookup" else None,
             }
-        row = _row(prompt, measured, order[0][0])
+        row = _row(prompt, request.max_tokens, measured, order[0][0])
         rows.append(row)
         if progress is not None:
             progress(_readable_row(row))
@@ -182,12 +180,14 @@ def compare(
     }
 
 
-def _row(prompt: FixPrompt, measured: dict[str, dict[str, Any]], first: str) -> dict[str, Any]:
+def _row(
+    prompt: FixPrompt, max_tokens: int, measured: dict[str, dict[str, Any]], first: str
+) -> dict[str, Any]:
     plain, lookup = measured["plain"], measured["lookup"]
     return {
         "id": prompt.id,
         "prompt_tokens": plain["cached_prompt_tokens"] + 1,
-        "max_tokens": prompt.request.max_tokens,
+        "max_tokens": max_tokens,
         "first": first,
         "plain": {k: v for k, v in plain.items() if k not in ("text", "lookup")},
         "lookup": {k: v for k, v in lookup.items() if k != "text"},

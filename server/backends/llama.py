@@ -46,7 +46,7 @@ class LlamaBackend:
         n_threads: int | None = None,
         flash_attn: bool = True,
         prompt_form: str = "auto",
-        lookup_decoding: bool = True,
+        lookup_decoding: bool = False,
         keep_alive_s: float = DEFAULT_KEEP_ALIVE_S,
         notice: Notice | None = stderr_notice,
         progress: Progress | None = stderr_progress,

@@ -1,24 +1,27 @@
 """Prompt-lookup decoding: a fix reply copies most of the function it was shown, so guess the
 next tokens from the prompt and let the model check many guesses in one evaluation.
 
-Why it is faster: on a CPU, generating one token costs about as much as reading the whole model
-from memory, and evaluating a short batch of tokens costs little more than one. So when the last
+Why it can be faster: generating one token costs about as much as reading the whole model from
+memory, and where evaluating a short batch costs little more than one token (a GPU), many tokens
+come for the price of one. (Not on a 2-core CPU: there a batch of b tokens costs 0.7b-1b single
+ones and this measured 0.3-0.5x, so it is off by default; docs/bench/MODELS.md.) When the last
 few tokens of the reply also occur in the prompt, the tokens that followed them there are a draft
 (llama-cpp-python's `LlamaPromptLookupDecoding`: the longest n-gram match, up to `num_pred_tokens`
 tokens), and one batched evaluation of the last token plus the draft gives the model's logits at
 every draft position.
 
-Why the text is the same: every token this emits is the sampler's own pick from the model's
-logits after the true prefix, exactly as without a draft. The draft only decides how far one
-evaluation reaches: the picks go on while each equals the next draft token (that token is then
-already in the KV cache); at the first pick that differs, the KV cache is cut after it and the
+Why the text is the same, up to rounding: every token this emits is the sampler's own pick from
+the model's logits after the true prefix, exactly as without a draft. The draft only decides how
+far one evaluation reaches: the picks go on while each equals the next draft token (that token is
+then already in the KV cache); at the first pick that differs, the KV cache is cut after it and the
 pick starts the next step. A rejected draft token never reaches the sampler, and the sampler
 draws once per emitted token, so greedy decoding gives the same tokens and sampling (temperature
 > 0) keeps its distribution exactly: lookup stays on for sampled calls, and a seed still gives
 the same samples every time. llama.cpp's logits depend in their last bits on how tokens are
 batched, so a near tie can tip: a sampled draw near a boundary does (on Gemma 270M the samples
-of one seed with and without lookup part after a few dozen tokens); greedy replies are compared
-on the real models in tests/test_lookup_decoding.py and by `selfdebug bench backend --lookup`.
+of one seed with and without lookup part after a few dozen tokens), and so can a greedy pick
+(the 1.5B's replies to 2 of 6 dev fix prompts parted; Gemma's in the tests did not). Greedy
+replies are compared in tests/test_lookup_decoding.py and by `selfdebug bench backend --lookup`.
 
 Why not llama-cpp-python's own `Llama(draft_model=...)`: it forces `logits_all=True`, which keeps
 an (n_ctx x n_vocab) float array (5 GB for Qwen's 152k vocabulary at 8,192 tokens) and copies the
@@ -35,11 +38,6 @@ import numpy as np
 import numpy.typing as npt
 from llama_cpp import Llama
 from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
-
-# Tuned with `selfdebug bench backend --lookup-tokens N --lookup-ngram M` on dev fix prompts
-# (docs/bench/MODELS.md, "Lookup decoding").
-NUM_PRED_TOKENS = 10
-MAX_NGRAM_SIZE = 3
 
 
 @dataclass
@@ -63,9 +61,7 @@ class LookupStats:
         }
 
 
-def prompt_lookup(
-    num_pred_tokens: int = NUM_PRED_TOKENS, max_ngram_size: int = MAX_NGRAM_SIZE
-) -> LlamaPromptLookupDecoding:
+def prompt_lookup(num_pred_tokens: int, max_ngram_size: int) -> LlamaPromptLookupDecoding:
     return LlamaPromptLookupDecoding(max_ngram_size=max_ngram_size, num_pred_tokens=num_pred_tokens)
 
 

@@ -6,8 +6,9 @@ from typing import Literal
 
 import attrs
 
-# Prompt-lookup decoding (lookup_decoding.py): draft tokens per step and the longest n-gram matched,
-# tuned on dev fix prompts with `selfdebug bench backend` (docs/bench/MODELS.md).
+# Prompt-lookup decoding (lookup_decoding.py): draft tokens per step and the longest n-gram matched.
+# On dev fix prompts (1.5B) 10 tokens give 2.33 tokens per evaluation, fewer give less (4: 2.04,
+# 2: 1.73); no length pays on a 2-core CPU, where it is off (docs/bench/MODELS.md).
 LOOKUP_TOKENS = 10
 LOOKUP_NGRAM = 3
 
@@ -26,4 +27,6 @@ class BackendSettings:
     timeout_s: float = 120.0  # deadline of one model call (-> DebugRequest.model_call_deadline_s)
     keep_alive_s: float = 300.0  # stop the idle model process after this long (frees memory)
     prompt_form: Literal["auto", "completion", "chat"] = "auto"
-    lookup_decoding: bool = True  # local model: prompt-lookup (n-gram) speculative decoding
+    # Local model: prompt-lookup (n-gram) speculative decoding. Off: on a 2-core CPU it measured
+    # 0.32-0.53x (a batch of k tokens costs ~0.7k single ones), docs/bench/MODELS.md.
+    lookup_decoding: bool = False

@@ -63,7 +63,7 @@ class ServerSettings:
     allow_remote: bool = False
     model_keep_alive: float = attrs.field(default=300.0, validator=_not_negative)  # s idle
     model_call_deadline: float = attrs.field(default=120.0, validator=_positive)  # s per call
-    lookup_decoding: bool = True  # local model: prompt-lookup decoding (same text, faster)
+    lookup_decoding: bool = False  # local model: prompt-lookup decoding (slower on a CPU)
     mode: Mode = "auto"  # checked against the Literal's values (see `strict_converter`)
     max_turns: int = attrs.field(default=10, validator=_positive)
     samples: int = attrs.field(default=1, validator=_positive)
