@@ -143,18 +143,7 @@ def solve_real_case(
 
 
 def _copy_result(outcome: ProblemOutcome, result: Any) -> None:
-    outcome.stop_reason = result.stop_reason
-    outcome.turns = result.turns
-    outcome.fixed_at_turn = result.fixed_at_turn
-    outcome.model_calls = result.model_calls
-    outcome.prompt_tokens = result.prompt_tokens
-    outcome.completion_tokens = result.completion_tokens
-    outcome.session_seconds = round(result.seconds, 3)
-    outcome.model_seconds = round(result.model_seconds, 3)
-    outcome.error = result.error
-    outcome.diff = result.diff[:4000]
-    outcome.found_by = result.found_by
-    outcome.has_candidate = result.fixed_file is not None
+    outcome.record_session(result)
     before = result.chosen_before
     outcome.failing_found = before.total > 0 and before.passed < before.total
 

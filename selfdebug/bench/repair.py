@@ -249,18 +249,7 @@ def solve_problem(
         finally:
             runner.close()
         outcome.wall_seconds = round(time.monotonic() - started, 3)
-        outcome.stop_reason = result.stop_reason
-        outcome.turns = result.turns
-        outcome.fixed_at_turn = result.fixed_at_turn
-        outcome.model_calls = result.model_calls
-        outcome.prompt_tokens = result.prompt_tokens
-        outcome.completion_tokens = result.completion_tokens
-        outcome.session_seconds = round(result.seconds, 3)
-        outcome.model_seconds = round(result.model_seconds, 3)
-        outcome.error = result.error
-        outcome.diff = result.diff[:4000]
-        outcome.found_by = result.found_by
-        outcome.has_candidate = result.fixed_file is not None
+        outcome.record_session(result)
         outcome.visible_total = len(project.visible_test_ids)
         outcome.hidden_total = len(problem.hidden_test_names)
         if result.fixed_file is not None and result.stop_reason != "cancelled":

@@ -74,6 +74,22 @@ class ProblemOutcome:
     def plausible_but_wrong(self) -> bool:
         return self.fixed_visible and not self.fixed_hidden
 
+    def record_session(self, result: Any) -> None:
+        """Copy what a finished session (a DebugResult) says into this outcome: one place for
+        the benchmark problems and the real-repository cases."""
+        self.stop_reason = result.stop_reason
+        self.turns = result.turns
+        self.fixed_at_turn = result.fixed_at_turn
+        self.model_calls = result.model_calls
+        self.prompt_tokens = result.prompt_tokens
+        self.completion_tokens = result.completion_tokens
+        self.session_seconds = round(result.seconds, 3)
+        self.model_seconds = round(result.model_seconds, 3)
+        self.error = result.error
+        self.diff = result.diff[:4000]
+        self.found_by = result.found_by
+        self.has_candidate = result.fixed_file is not None
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
