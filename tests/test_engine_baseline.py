@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.project_env import make_venv
 from helpers.sumproj import ONE, THREE, ZERO, copy_project
 
 from selfdebug.server.backends.scripted import ScriptedBackend
@@ -76,3 +77,18 @@ def test_a_passing_baseline_is_reported_too(project, runner) -> None:
 def test_without_tests_there_is_no_baseline(project, runner) -> None:
     _, seen = session(project, runner, [], max_turns=1)
     assert seen and all(event.baseline is None for event, _ in seen)
+
+
+def test_what_the_runner_notes_about_the_environment_reaches_the_result(
+    project: Path, tmp_path: Path
+) -> None:
+    """A project interpreter with pytest but not pytest-timeout: the runner's note says hung
+    tests are hard-killed instead, and the session's result carries it (the CLI and the editor
+    show the warnings), once."""
+    python = make_venv(tmp_path / "venv")
+    settings = RunnerSettings(interpreter=str(python), test_timeout_s=10)
+    with ProjectRunner(project, settings) as bare:
+        result, _ = session(project, bare, [THREE, ONE])
+    assert result.stop_reason == "passed"
+    noted = [w for w in result.warnings if "pytest-timeout is not installed" in w]
+    assert len(noted) == 1, result.warnings

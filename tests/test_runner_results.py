@@ -132,7 +132,9 @@ def test_interpreter_without_pytest_explains_how_to_install(tmp_path: Path, calc
     with ProjectRunner(calc, settings) as project_runner:
         result = project_runner.run([OPS])
         assert result.tests == []
-        assert "pytest is not installed" in result.error and "pip install pytest" in result.error
+        assert (
+            "pytest is not installed" in result.error and "pip install -e . pytest" in result.error
+        )
         # The user installs pytest: the same runner (a long-lived server's) now runs the tests.
         (site,) = venv.glob("lib/python*/site-packages")
         ours = next(p for p in map(Path, sys.path) if (p / "pytest").is_dir())

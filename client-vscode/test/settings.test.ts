@@ -24,6 +24,7 @@ describe('readServerSettings', () => {
             modelPath: '/models/m.gguf',
             modelKeepAlive: 60,
             modelCallDeadline: 600,
+            lookupDecoding: true,
             endpointUrl: 'http://127.0.0.1:8000/v1',
             modelName: 'qwen',
             apiKeyEnv: 'MY_KEY',

@@ -564,6 +564,8 @@ class Session:
             self._emit(f"running {len(request.tests)} tests")
             self.chosen_before = self.run_tests(request.tests, self.source, label="baseline")
             tally = f"{self.chosen_before.passed}/{self.chosen_before.total}"
+            # What the runner noticed (a plugin the tests need, no pytest-timeout) reaches the user.
+            self.warnings.extend(n for n in self.chosen_before.notes if n not in self.warnings)
             self._emit(f"{tally} tests pass before any change", baseline=self.chosen_before)
             if self.chosen_before.error and not self.chosen_before.tests:
                 raise _Stop("error", f"the tests could not run: {self.chosen_before.error}")

@@ -256,7 +256,11 @@ def discover_tests(
         if run.error and not found.tests:
             return _static_only(static, qualname, file, project_root, run.error)
         message = "" if found.tests else _none_message(found, qualname, static)
-        if use_cache and not run.out_of_time and not run.error:
+        hint = runner.environment_hint(run.collected.errors) if message else ""
+        if hint:  # the environment, not the tests: say how to fix it first
+            message = f"{hint}\n  ({message})"
+        # Not cached when the environment is at fault: installing into it changes no file here.
+        if use_cache and not run.out_of_time and not run.error and not hint:
             store.store(key, current, {"found": found.to_json(), "message": message})
         if message:
             raise DiscoveryError(message)

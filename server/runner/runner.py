@@ -188,7 +188,8 @@ class ProjectRunner:
             ours=self.interpreter_choice.ours,
         )
 
-    def _environment_hint(self, errors: Sequence[CollectError]) -> str:
+    def environment_hint(self, errors: Sequence[CollectError]) -> str:
+        """The one-line fix when a collection error comes from the environment, else ""."""
         return environment_hint(
             errors,
             root=self.project_root,
@@ -275,7 +276,7 @@ class ProjectRunner:
         elif not run.events.has_collected() and not errors:
             error = assembler.output_tail(run) or f"pytest exited with code {run.exit_code}"
         items = assembler.collected_items(run.events)
-        hint = self._environment_hint(errors)
+        hint = self.environment_hint(errors)
         if hint and not items:  # nothing collects: the environment is the problem
             error = "\n".join(filter(None, [hint, error]))
         return CollectResult(
@@ -366,7 +367,7 @@ class ProjectRunner:
             args = remaining
         cancelled = bool(cancel and cancel.cancelled)
         result = tally.result(nodeids, isolation=self.isolation, probes=probes, cancelled=cancelled)
-        hint = self._environment_hint(tally.collect_errors)
+        hint = self.environment_hint(tally.collect_errors)
         if hint:  # first: every front end shows the error's first line
             result.error = "\n".join(filter(None, [hint, result.error]))
             result.notes.append(hint)
