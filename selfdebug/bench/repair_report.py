@@ -44,6 +44,9 @@ class ProblemOutcome:
     hidden_total: int = 0
     scoring_error: str = ""  # the scoring run's run-level error (collection error...)
     error: str = ""  # DebugResult.error: a backend/runner error that ended the session
+    # Model calls that gave no answer (stalled, past a deadline, failed), each of which ended its
+    # turn and not the session: "turn 1: the model call stalled after 40 s: ..."
+    failed_calls: list[str] = field(default_factory=list)
     harness_error: str = ""  # the harness itself failed: not a result, retried on resume
     diff: str = ""
     found_by: str = ""  # "edit search at line 7" when the search found the proposed fix
@@ -86,6 +89,7 @@ class ProblemOutcome:
         self.session_seconds = round(result.seconds, 3)
         self.model_seconds = round(result.model_seconds, 3)
         self.error = result.error
+        self.failed_calls = [call.describe() for call in result.failed_calls]
         self.diff = result.diff[:4000]
         self.found_by = result.found_by
         self.has_candidate = result.fixed_file is not None
@@ -130,6 +134,8 @@ class ModeStats:
     search_plausible_but_wrong: int = 0  # ... and fail a hidden one
     fixes_by_turn: dict[int, int] = field(default_factory=dict)  # hidden fixes per turn
     stop_reasons: dict[str, int] = field(default_factory=dict)
+    failed_calls: int = 0  # model calls that gave no answer, over all problems
+    problems_with_failed_calls: int = 0
 
 
 def _fix_turn(outcome: ProblemOutcome) -> int:
@@ -179,6 +185,8 @@ def mode_stats(mode: str, outcomes: list[ProblemOutcome]) -> ModeStats:
         ),
         fixes_by_turn=dict(sorted(Counter(_fix_turn(o) for o in fixed).items())),
         stop_reasons=dict(Counter(o.stop_reason or "harness_error" for o in outcomes)),
+        failed_calls=sum(len(o.failed_calls) for o in outcomes),
+        problems_with_failed_calls=sum(bool(o.failed_calls) for o in outcomes),
     )
 
 
@@ -233,6 +241,7 @@ def case_row(outcome: ProblemOutcome) -> dict[str, Any]:
         "model_calls": outcome.model_calls,
         "found_by": outcome.found_by,
         "stop_reason": outcome.stop_reason,
+        "failed_calls": outcome.failed_calls,
         "why_no_failing_test": "" if outcome.failing_found else _why_not_found(outcome),
     }
 
@@ -372,6 +381,12 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines += ["", "### How the sessions ended", ""]
     for mode, stats in report["modes"].items():
         reasons = ", ".join(f"{k} {v}" for k, v in sorted(stats["stop_reasons"].items()))
+        failed = stats.get("failed_calls", 0)
+        if failed:  # each ended its turn, not the session
+            reasons += (
+                f"; {failed} failed model call(s) in {stats['problems_with_failed_calls']} "
+                "problem(s)"
+            )
         lines.append(f"- {mode}: {reasons or '-'}")
     for source, stats_by_mode in report.get("by_source", {}).items():
         lines += ["", f"### {source}", "", *_mode_table(stats_by_mode)]

@@ -5,7 +5,9 @@
 Finds the function's tests when none are named, runs the debugging loop in a sealed shadow copy,
 prints the diff, the model's explanation and the evidence ("passes N/M chosen, K/L wider").
 The file is written only with --write, and only if it did not change meanwhile.
-Exit codes: 0 a candidate passes the chosen tests, 1 none does, 2 usage/input error.
+Exit codes: 0 a candidate passes the chosen tests (or they already pass), 1 no candidate does,
+2 usage/input error, 3 the session failed (an error ended it, or no model call answered),
+130 cancelled.
 """
 
 from __future__ import annotations
@@ -70,6 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--diff", action="store_true", help="only print the diff (the default)")
 
 
+EXIT_FIXED, EXIT_NO_CANDIDATE, EXIT_USAGE, EXIT_FAILED, EXIT_CANCELLED = 0, 1, 2, 3, 130
+
+
 def _fail(message: str) -> int:
     print(f"selfdebug fix: {message}", file=sys.stderr)
     return 2
@@ -113,6 +118,12 @@ def suspicious_lines(result: DebugResult) -> list[str]:
     if result.localization_note:
         shown.append(f"  ({result.localization_note})")
     return ["Suspicious lines:", *shown] if result.suspicious else []
+
+
+def session_failed(result: DebugResult) -> bool:
+    """An error ended the session, or it asked the model and no call answered: not the same
+    as "the model's answers fixed nothing" (exit 1)."""
+    return result.stop_reason == "error" or (bool(result.failed_calls) and not result.model_calls)
 
 
 def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
@@ -241,6 +252,8 @@ def report(result: DebugResult, request: DebugRequest, out=sys.stdout, isolation
         print(f"Warning: {warning}", file=out)
     for line in suspicious_lines(result):
         print(line, file=out)
+    for call in result.failed_calls:
+        print(f"Failed call: {call.describe()}", file=out)
     print(
         f"Result: {evidence_line(result)}; stop: {result.stop_reason}; mode {result.mode}; "
         f"{result.turns} turn(s), {result.model_calls} model call(s), "
@@ -304,22 +317,25 @@ def main(args: argparse.Namespace) -> int:
         result = _run_with_progress(request, backend, console, runner)
     except RuntimeError as error:
         print(f"selfdebug fix: the session failed: {error}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     finally:
         backend.close()
         runner.close()
     report(result, request, isolation=runner.isolation)
     if result.stop_reason == "already_passing":
         print("Nothing to fix: the chosen tests already pass.")
-        return 0
+        return EXIT_FIXED
     if result.stop_reason == "cancelled":
         print("Cancelled; the file was not changed.", file=sys.stderr)
-        return 130
+        return EXIT_CANCELLED
     if result.stop_reason == "error" and result.error.startswith(("cannot read", "the tests")):
         return _fail(_last_lines(result.error))
+    if not result.success and session_failed(result):
+        print("selfdebug fix: the session failed; the file was not changed.", file=sys.stderr)
+        return EXIT_FAILED
     if not result.success:
         print("No candidate passes the chosen tests; the file was not changed.")
-        return 1
+        return EXIT_NO_CANDIDATE
     if args.write:
         assert result.fixed_file is not None
         if _read(request.file) != original:
@@ -335,4 +351,4 @@ def main(args: argparse.Namespace) -> int:
         print("Fix found. Run again with --write to apply it.")
     if result.transcript_path:
         print(f"Transcript: {result.transcript_path}")
-    return 0
+    return EXIT_FIXED

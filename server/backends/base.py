@@ -80,7 +80,11 @@ class BackendUnreachable(BackendError):
 
 
 class BackendTimeout(BackendError):
-    pass
+    """The call ran past a fixed total (a configured deadline, or the session's time left)."""
+
+
+class BackendStalled(BackendTimeout):
+    """The call made no progress (no prompt batch evaluated, no token) for its stall limit."""
 
 
 class BackendBadResponse(BackendError):

@@ -3,9 +3,11 @@ the editors. Never the only test of a path; real backends are tested against rea
 
 Selected through the environment so that a test can drive a real server process:
 SELFDEBUG_SCRIPTED_REPLIES=/path/to/script.json with
-{"replies": ["reply 1", "reply 2", ...], "prompt_form": "chat", "delay_s": 0.0}.
+{"replies": ["reply 1", "reply 2", ...], "prompt_form": "chat", "delay_s": 0.0,
+ "errors": {"1": ["BackendTimeout", "message"]}}.
 Replies are used in order; the last one repeats. Each reply may contain the placeholder
-"{{REQUEST_NUMBER}}" (1-based), handy to tell turns apart.
+"{{REQUEST_NUMBER}}" (1-based), handy to tell turns apart. `errors` names the calls that raise a
+backend error (by class name) instead of answering.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from selfdebug.server.backends.base import (
     BackendCancelled,
     BackendConfigError,
+    BackendError,
     Completion,
     CompletionRequest,
     PromptForm,
@@ -39,11 +42,13 @@ class ScriptedBackend:
         finish_reasons: list[str] | None = None,
         context_tokens: int | None = None,
         speed: tuple[float, float] | None = None,
+        errors: dict[int, BackendError] | None = None,
     ) -> None:
         """`finish_reasons`: one per reply ("length" plays a reply cut at max_tokens; "stop"
         when missing). `context_tokens`: the context window the engine should fit prompts in.
         `speed`: (prompt, generation) tokens/s the calls report, playing a machine that slow
-        without waiting."""
+        without waiting. `errors`: request number (1-based) -> the error that call raises
+        instead of answering (a timeout, a bad response...)."""
         if not replies:
             raise BackendConfigError("the scripted backend needs at least one reply")
         self.name = "scripted"
@@ -55,6 +60,7 @@ class ScriptedBackend:
         self._finish_reasons = list(finish_reasons or [])
         self.context_tokens = context_tokens
         self._speed = speed
+        self._errors = dict(errors or {})
         self._lock = threading.Lock()
 
     @classmethod
@@ -63,10 +69,15 @@ class ScriptedBackend:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:
             raise BackendConfigError(f"cannot read scripted replies from {path}: {error}")
+        errors = {
+            int(number): _error(str(kind), str(message))
+            for number, (kind, message) in dict(data.get("errors", {})).items()
+        }
         return cls(
             replies=[str(r) for r in data.get("replies", [])],
             prompt_form=data.get("prompt_form", "chat"),
             delay_s=float(data.get("delay_s", 0.0)),
+            errors=errors,
         )
 
     def complete(
@@ -85,6 +96,8 @@ class ScriptedBackend:
             time.sleep(self._delay_s)
         if cancel is not None and cancel.cancelled:
             raise BackendCancelled("the model call was cancelled")
+        if number in self._errors:
+            raise self._errors[number]
         texts, reasons = [], []
         for i in range(request.n):
             index = min(number - 1 + i, len(self._replies) - 1)
@@ -114,3 +127,13 @@ class ScriptedBackend:
 
     def close(self) -> None:
         pass
+
+
+def _error(kind: str, message: str) -> BackendError:
+    """A BackendError subclass by name (BackendError itself for an unknown one)."""
+    classes, seen = [BackendError], {}
+    while classes:
+        cls = classes.pop()
+        seen[cls.__name__] = cls
+        classes.extend(cls.__subclasses__())
+    return seen.get(kind, BackendError)(message)

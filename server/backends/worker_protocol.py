@@ -16,6 +16,7 @@ from selfdebug.server.backends.base import (
     BackendCancelled,
     BackendConfigError,
     BackendError,
+    BackendStalled,
     BackendTimeout,
     Completion,
     CompletionRequest,
@@ -30,6 +31,7 @@ _ERRORS: dict[str, type[BackendError]] = {
         BackendBadResponse,
         BackendCancelled,
         BackendConfigError,
+        BackendStalled,
         BackendTimeout,
         ContextOverflow,
     )

@@ -1,16 +1,18 @@
 """Asking the model once, the way every mode does it: the prompt fitted to the context window,
 re-worded rather than sent twice (a greedy model would only answer it the same way again), a
 deadline scaled to the backend's measured speed, sampling instead of greedy decoding after a
-repeat, and every call recorded for the transcript.
+repeat, and every call recorded for the transcript. A call that fails in a way the session
+survives (failed_calls.py) is recorded and raised as `CallFailed`.
 
 The session decides when to ask and what; this module knows how.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any, Protocol
 
-from selfdebug.server.backends.base import Backend, Completion, Usage
+from selfdebug.server.backends.base import Backend, BackendError, Completion, Usage
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.call_deadline import SpeedMeter, call_deadline
 from selfdebug.server.engine.context_fit import (
@@ -20,6 +22,7 @@ from selfdebug.server.engine.context_fit import (
     prompt_text,
     token_counter,
 )
+from selfdebug.server.engine.failed_calls import CallFailed, FailedCall, ends_session, kind_of
 from selfdebug.server.engine.modes import STEP_MAX_TOKENS
 from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt
 from selfdebug.server.engine.types import DebugRequest
@@ -52,6 +55,7 @@ class ModelCaller:
         self.speed = SpeedMeter()
         self._sent: dict[str, int] = {}  # prompt text -> times sent
         self._repeats = 0  # requests re-worded because they would have repeated
+        self.failed: list[FailedCall] = []  # calls that gave no answer, in order
 
     @property
     def tokens_used(self) -> int:
@@ -89,9 +93,12 @@ class ModelCaller:
         remaining_s: float | None,
         sample: bool,
         mode: str,
+        turn: int = 0,
     ) -> tuple[RenderedPrompt, Completion]:
         """One call for prompt step `step`. `remaining_s`: the session's time left (the
-        deadline never goes past it); `sample`: an answer repeated, so do not ask greedily."""
+        deadline never goes past it); `sample`: an answer repeated, so do not ask greedily.
+        Raises CallFailed for a call the session survives; cancel, a backend that cannot start
+        and a call cut by the session's budget raise the backend's own error."""
         if max_tokens is None:
             max_tokens = self.request.max_tokens or STEP_MAX_TOKENS[step]
         if self.request.token_budget is not None:  # do not overshoot the budget by much
@@ -128,7 +135,15 @@ class ModelCaller:
             seed=seed,
             cold=self.usage.calls == 0,  # a session's answers must not depend on the one before
         )
-        completion = self.backend.complete(request, cancel=self.cancel)
+        started = time.monotonic()
+        try:
+            completion = self.backend.complete(request, cancel=self.cancel)
+        except BackendError as error:
+            seconds = time.monotonic() - started
+            budget_spent = remaining_s is not None and remaining_s - seconds <= 1.0
+            if ends_session(error) or self.cancel.cancelled or budget_spent:
+                raise
+            raise self._failed(error, step, mode, turn, seconds, request.deadline_s) from error
         self.usage.add(completion)
         self.speed.observe(completion)
         self.record(
@@ -154,3 +169,22 @@ class ModelCaller:
             model=completion.model or self.backend.name,
         )
         return rendered, completion
+
+    def _failed(
+        self, error: BackendError, step: str, mode: str, turn: int, seconds: float, deadline: float
+    ) -> CallFailed:
+        """Record a call that gave no answer; its time still counts as model time."""
+        failed = FailedCall(turn, step, mode, kind_of(error), round(seconds, 1), str(error))
+        self.failed.append(failed)
+        self.usage.seconds += seconds
+        self.record(
+            "model_call_failed",
+            step=step,
+            mode=mode,
+            kind=failed.kind,
+            seconds=failed.seconds,
+            deadline_s=round(deadline, 1),
+            error_type=type(error).__name__,
+            message=failed.message,
+        )
+        return CallFailed(failed)

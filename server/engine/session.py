@@ -19,17 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from selfdebug.server.backends.base import (
-    Backend,
-    BackendCancelled,
-    BackendError,
-    BackendTimeout,
-    Completion,
-)
+from selfdebug.server.backends.base import Backend, BackendCancelled, BackendError, Completion
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback
 from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
 from selfdebug.server.engine.diffing import unified_diff
+from selfdebug.server.engine.failed_calls import CallFailed, session_stop
 from selfdebug.server.engine.history import AttemptLog
 from selfdebug.server.engine.model_call import ModelCaller
 from selfdebug.server.engine.modes import (
@@ -175,6 +170,7 @@ def _record_end(recorder: Recorder, result: DebugResult) -> None:
         model_calls=result.model_calls,
         seconds=round(result.seconds, 3),
         model_seconds=round(result.model_seconds, 3),
+        failed_calls=[call.describe() for call in result.failed_calls],
     )
 
 
@@ -316,6 +312,7 @@ class Session:
             remaining_s=self._remaining_s(),
             sample=self.turn == self._sample_turn,
             mode=self.strategy.name,
+            turn=self.turn,
         )
 
     def prompt_vars(self, **extra: Any) -> PromptVars:
@@ -680,7 +677,10 @@ class Session:
                 return "max_turns"
             self.turn += 1
             self._emit(f"turn {self.turn}/{max_turns}")
-            outcome = self._turn()
+            try:
+                outcome = self._turn()
+            except CallFailed:  # recorded by the model caller: the turn ends, the session not
+                outcome = None
             if not (outcome is not None and outcome.fixed) and self._search_in_auto():
                 return "passed"
             improved = False
@@ -764,19 +764,11 @@ class Session:
             stop, error = halt.reason, halt.message if halt.reason == "error" else ""
             if halt.reason != "error":
                 self.recorder.record("budget", reason=halt.reason, message=halt.message)
-        except (Cancelled, BackendCancelled):
-            stop = "cancelled"
-        except BackendTimeout as problem:
-            remaining = self._remaining_s()
-            if remaining is not None and remaining <= 1.0:
-                stop = "time_budget"  # the call was cut short by the session's own deadline
-            else:
-                stop, error = "error", str(problem)
-        except BackendError as problem:
-            stop, error = "error", str(problem)
         except Exception as problem:  # never crash the caller (LSP server, CLI, benchmark)
-            stop, error = "error", f"{type(problem).__name__}: {problem}"
-            self.recorder.record("exception", traceback=traceback.format_exc())
+            remaining = self._remaining_s()
+            stop, error = session_stop(problem, remaining is not None and remaining <= 1.0)
+            if not isinstance(problem, (BackendError, Cancelled)):
+                self.recorder.record("exception", traceback=traceback.format_exc())
         try:
             if stop not in ("cancelled", "error", "passed"):
                 self._final_guard()
@@ -830,6 +822,7 @@ class Session:
             found_by=self.found_by if best is not None else "",
             suspicious=localization.lines[:5] if localization else [],
             localization_note=localization.note if localization else "",
+            failed_calls=list(self.model.failed),
         )
 
     def close(self) -> None:

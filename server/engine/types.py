@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 if TYPE_CHECKING:
     from selfdebug.server.runner.results import RunResult
 
+from selfdebug.server.engine.failed_calls import FailedCall
 from selfdebug.server.engine.localize import SuspiciousLine
 
 # The feedback modes, named once; what each one does is in modes.py (`STRATEGIES`), and everything
@@ -119,6 +120,9 @@ class DebugResult:
     found_by: str = ""  # "edit search at line 7" when the search found the fix; "": the model
     suspicious: list[SuspiciousLine] = field(default_factory=list)  # most suspicious first
     localization_note: str = ""  # e.g. "no passing test: lines ranked by failing runs only"
+    # Model calls that gave no answer (stalled, past a deadline, failed): each ended its turn,
+    # not the session (failed_calls.py).
+    failed_calls: list[FailedCall] = field(default_factory=list)
 
     @property
     def success(self) -> bool:
@@ -131,6 +135,9 @@ class DebugResult:
         if self.found_by and self.chosen_after:
             wider += f"; found by {self.found_by}"
         calls = f"{self.model_calls} model call{'' if self.model_calls == 1 else 's'}"
+        if self.failed_calls:
+            failed = len(self.failed_calls)
+            calls += f", {failed} failed call{'' if failed == 1 else 's'}"
         return (
             f"{after}{wider} (before: {self.chosen_before} chosen); stop: {self.stop_reason}; "
             f"{calls}"

@@ -50,6 +50,7 @@ class SessionReport:
     isolation: str = ""  # "sandboxed: bubblewrap" / "NOT sandboxed: rlimits"
     isolation_warning: str = ""  # what running without a sandbox means ("" when sandboxed)
     warnings: list[str] = field(default_factory=list)  # safety warnings about the candidate
+    failed_calls: list[str] = field(default_factory=list)  # "turn 1: the model call stalled..."
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -68,6 +69,7 @@ class SessionReport:
             "isolation": self.isolation,
             "isolationWarning": self.isolation_warning,
             "warnings": self.warnings,
+            "failedCalls": self.failed_calls,
         }
 
 
@@ -83,6 +85,7 @@ def from_result(uri: str, qualname: str, result: DebugResult) -> SessionReport:
         stop_reason=result.stop_reason,
         note=result.error,
         warnings=list(result.warnings),
+        failed_calls=[call.describe() for call in result.failed_calls],
     )
 
 
@@ -101,6 +104,8 @@ def render_markdown(report: SessionReport) -> str:
         lines += ["", f"> **Warning:** {report.isolation_warning}"]
     for warning in report.warnings:
         lines += ["", f"> **Warning:** {warning}"]
+    for call in report.failed_calls:
+        lines += ["", f"> **Failed call:** {call}"]
     if report.note:
         lines += ["", f"> {report.note}"]
     if report.explanation:
