@@ -31,3 +31,29 @@ def test_build_request_guards_with_the_test_file_unless_told_otherwise(tmp_path)
         root / "calc.py", "add", tests=chosen, wider_tests=[], project_root=root, cwd=root
     )
     assert none.wider_tests == []
+
+
+def test_a_session_runs_at_most_forty_found_tests_the_failing_first(tmp_path):
+    """Discovery (real pytest runs) finds 60 tests that execute `add`, two of them failing, in
+    two files: the session runs 40 for every candidate, both failing ones among them, and the
+    other 20 are in the regression guard (their files); the found-by line says so."""
+    root = _project(tmp_path)
+    (root / "tests" / "test_calc.py").write_text(
+        "import pytest\nfrom calc import add\n\n"
+        "@pytest.mark.parametrize('n', range(30))\n"
+        "def test_zero(n):\n    assert add(n, 0) == n\n"
+    )
+    (root / "tests" / "test_more.py").write_text(
+        "import pytest\nfrom calc import add\n\n"
+        "@pytest.mark.parametrize('n', range(28))\n"
+        "def test_same(n):\n    assert add(0, 0) + n == n\n\n"
+        "def test_one():\n    assert add(1, 1) == 2\n\n"
+        "def test_two():\n    assert add(2, 2) == 4\n"
+    )
+    request = build_request(root / "calc.py", "add", project_root=root, cwd=root)
+    failing = {"tests/test_more.py::test_one", "tests/test_more.py::test_two"}
+    assert len(request.tests) == 40 and len(set(request.tests)) == 40
+    assert set(request.tests[:2]) == failing
+    assert sorted(request.wider_tests) == ["tests/test_calc.py", "tests/test_more.py"]
+    assert "runs 40 of them for every candidate" in request.tests_found_by
+    assert "the other 20 in the regression check" in request.tests_found_by

@@ -45,6 +45,12 @@ def default_wider_tests(chosen: list[str]) -> list[str]:
     return list(dict.fromkeys(nodeid_file(nodeid) for nodeid in chosen))
 
 
+# A session runs its chosen tests for every candidate (and the edit search for every edit); the
+# wider guard runs once per plausible fix. A real project's discovery can find hundreds of tests
+# that execute a helper (476 for one dateutil parser function), which made every run take 10 s.
+MAX_CHOSEN = 40
+
+
 @dataclass(frozen=True)
 class TestChoice:
     """The tests a session runs, and one line on how they were found (shown before the model
@@ -53,6 +59,23 @@ class TestChoice:
     tests: list[str]  # pytest node ids relative to the project root, best first
     found_by: str  # "3 tests execute `f` (found by running 2 test files, 1.2 s)"
     warnings: list[str] = field(default_factory=list)  # e.g. a test file that fails to collect
+    failing: list[str] = field(default_factory=list)  # those that failed when discovery ran them
+
+    def for_session(self, limit: int = MAX_CHOSEN) -> tuple[list[str], list[str], str]:
+        """(chosen, guarded, note): at most `limit` tests a session runs for every candidate,
+        the failing ones first, then the best of the others; the rest join the regression
+        guard, so no found test goes unrun before a fix is proposed."""
+        if len(self.tests) <= limit:
+            return list(self.tests), [], ""
+        failing = [t for t in self.tests if t in set(self.failing)]
+        passing = [t for t in self.tests if t not in set(failing)]
+        chosen = failing[:limit] + passing[: max(0, limit - len(failing))]
+        guarded = [t for t in self.tests if t not in set(chosen)]
+        note = (
+            f"runs {len(chosen)} of them for every candidate (the {len(failing)} failing first), "
+            f"the other {len(guarded)} in the regression check"
+        )
+        return chosen, guarded, note
 
 
 def choose_tests(
@@ -83,7 +106,7 @@ def choose_tests(
         raise RequestError(
             f"no tests found for {qualname} in {file}; name one with --test path::test_name"
         )
-    return TestChoice(nodeids, found.summary(), found.warnings)
+    return TestChoice(nodeids, found.summary(), found.warnings, list(found.failing))
 
 
 def resolve_tests(
@@ -144,10 +167,11 @@ def build_request(
         # never above the current directory when the file is under it (a home with a .git)
         project_root = find_project_root(path, cli_boundary(path, cwd))
     choice = choose_tests(path, qualname, project_root, tests, settings=runner_settings, cwd=cwd)
-    chosen = choice.tests
+    chosen, guarded, note = choice.for_session()
     if wider_tests is None:
-        wider = default_wider_tests(chosen)
+        wider = default_wider_tests(chosen + guarded)
     else:
         wider = [normalize_nodeid(t, project_root, cwd) for t in wider_tests]
+    found_by = f"{choice.found_by}; {note}" if note else choice.found_by
     request = new_request(path, qualname, Path(project_root).resolve(), chosen, wider)
-    return dataclasses.replace(request, tests_found_by=choice.found_by, **options)
+    return dataclasses.replace(request, tests_found_by=found_by, **options)

@@ -30,6 +30,14 @@ class TestPlan:
     tests: list[str]  # pytest node ids, relative to project_root
     found_by: str = ""  # how they were chosen, one line (shown before the model is called)
     warnings: tuple[str, ...] = ()  # e.g. a test file that fails to collect
+    failing: tuple[str, ...] = ()  # those that failed when discovery ran them
+
+    def for_session(self) -> tuple[list[str], list[str], str]:
+        """The engine's split (TestChoice.for_session): the tests run for every candidate, the
+        ones left to the regression check, and the note that says so."""
+        from selfdebug.server.engine.request import TestChoice
+
+        return TestChoice(self.tests, self.found_by, failing=list(self.failing)).for_session()
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,9 @@ def plan_tests(
     else:
         with runners.lend(root, runner_settings(settings)) as runner:
             choice = choose_tests(file, qualname, root, None, cwd=root, runner=runner)
-    return TestPlan(root, choice.tests, choice.found_by, tuple(choice.warnings))
+    return TestPlan(
+        root, choice.tests, choice.found_by, tuple(choice.warnings), tuple(choice.failing)
+    )
 
 
 def describe_plan(plan: TestPlan, shown: int = 5) -> str:

@@ -110,18 +110,20 @@ async def _self_debug(
         job.report("loading the model", 1)
         backend = await ls.in_worker(ls.backends.get, backend_settings(settings))
     folder = report.new_session_dir(snapshot.qualname)
+    chosen, guarded, note = plan.for_session()
     request = debug_request(
         settings,
         file=snapshot.path,
         qualname=snapshot.qualname,
         project_root=plan.project_root,
-        tests=plan.tests,
-        wider_tests=default_wider_tests(plan.tests),
+        tests=chosen,
+        wider_tests=default_wider_tests(chosen + guarded),
         mode=mode,
         source_override=source,
         transcript_path=folder / "transcript.jsonl",
     )
-    request = dataclasses.replace(request, tests_found_by=plan.found_by)
+    found_by = f"{plan.found_by}; {note}" if note else plan.found_by
+    request = dataclasses.replace(request, tests_found_by=found_by)
     result = await ls.in_worker(
         debug,
         settings,
