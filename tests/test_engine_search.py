@@ -161,8 +161,10 @@ def test_candidate_edits_cover_each_class_in_rank_then_size_order():
     assert any(e.kind == "variable" and e.line == 13 for e in edits)  # another in-scope name
     assert any(e.kind == "delete" and e.line == 14 for e in edits)
     assert (15, "total", "n") in described  # return of another in-scope value
-    ranks = [(e.rank, e.size) for e in edits]
+    singles = [e for e in edits if e.kind != "pair"]
+    ranks = [(e.rank, e.size) for e in singles]
     assert ranks == sorted(ranks)  # line rank first, then edit size
+    assert edits[len(singles) :] == [e for e in edits if e.kind == "pair"]  # pairs last
     assert edits[0].line == 13
     assert len(generate_edits(code, 10, {13: 0, 14: 1}, limit=7)) == 7  # bounded
     for edit in edits:  # each a distinct, parsing function

@@ -16,8 +16,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
+
+from selfdebug.server.engine import mutate_pairs as pairs
+from selfdebug.server.engine import mutate_statements as statements
 
 ARITHMETIC = ["+", "-", "*", "/", "//", "%"]
 BITWISE = ["&", "|", "^", "<<", ">>"]
@@ -39,6 +42,7 @@ _OP_TOKEN = re.compile(
     r"\*\*=?|//=?|<<=?|>>=?|<=|>=|==|!=|[-+*/%&|^@]=?|[<>]|\bnot\s+in\b|\bis\s+not\b"
     r"|\bin\b|\bis\b|\band\b|\bor\b"
 )
+MAX_LITERALS = 8  # the function's literals tried in another literal's place
 _SIMPLE = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
 
 
@@ -53,10 +57,22 @@ class Edit:
     before: str
     after: str
     code: str  # the function text (column 0) with the change
+    start: int = 0  # the changed span of the original text (characters)
+    end: int = 0
+    parts: tuple[Edit, ...] = ()  # a pair: the single edits it combines
 
     def describe(self) -> str:
+        if self.parts:
+            return " and ".join(part.describe() for part in self.parts)
+        if not self.before.strip():
+            return f"line {self.line}: insert `{_short(self.after)}`"
         after = self.after.strip() or "(deleted)"
         return f"line {self.line}: `{_short(self.before)}` -> `{_short(after)}`"
+
+    @property
+    def lines(self) -> tuple[int, ...]:
+        """The file lines it changes (two for a pair at two lines)."""
+        return tuple(sorted({p.line for p in self.parts})) if self.parts else (self.line,)
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -127,6 +143,8 @@ class _Scope:
     attributes: Sequence[str]
     parents: dict[ast.AST, ast.AST]
     sibling_args: dict[str, dict[int, list[str]]]
+    constants: Sequence[tuple[type, str]] = ()  # (int/float/str, text) of the function's literals
+    slices: Mapping[str, Sequence[str]] = field(default_factory=dict)  # name -> `[k:]`, `[:k]`
 
 
 def _changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -228,27 +246,44 @@ def _unary_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
 
 
 def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
-    """+-1 on an integer literal (never below 0: a sign is its own edit)."""
+    """+-1 on an integer literal (never below 0: a sign is its own edit), `True` <-> `False`,
+    and another literal of the same kind that the function uses elsewhere."""
     assert isinstance(node, ast.Constant)
-    if type(node.value) is not int:
-        return
     start, end = scope.text.span(node)
-    parent = scope.parents.get(node)
-    negative = isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub)
-    for delta in (1, -1):
-        value = node.value + (-delta if negative else delta)
-        if value >= 0:
-            yield 1, "constant", start, end, str(value)
+    if type(node.value) is bool:
+        yield 1, "constant", start, end, str(not node.value)
+        return
+    if type(node.value) is int:
+        parent = scope.parents.get(node)
+        negative = isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub)
+        for delta in (1, -1):
+            value = node.value + (-delta if negative else delta)
+            if value >= 0:
+                yield 1, "constant", start, end, str(value)
+    family = str if isinstance(node.value, str) else (int, float)
+    if not isinstance(node.value, str | int | float):
+        return
+    current = scope.text.of(node)
+    for kind, other in scope.constants:
+        if issubclass(kind, family) and other != current:
+            yield 2, "constant", start, end, other
 
 
 def _name_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
-    """Another in-scope variable in a name's place."""
+    """Another in-scope variable in a name's place; a sequence the function slices elsewhere
+    sliced here too (`arr` -> `arr[k:]` where it takes `arr[:k]`)."""
     assert isinstance(node, ast.Name)
-    if isinstance(node.ctx, ast.Load) and node.id in scope.local_names:
-        start, end = scope.text.span(node)
+    if not isinstance(node.ctx, ast.Load):
+        return
+    start, end = scope.text.span(node)
+    if node.id in scope.local_names:
         for other in scope.local_names:
             if other != node.id:
                 yield 2, "variable", start, end, other
+    parent = scope.parents.get(node)
+    if not (isinstance(parent, ast.Subscript) and parent.value is node):
+        for sliced in scope.slices.get(node.id, ()):
+            yield 2, "bound", start, end, node.id + sliced
 
 
 def _attribute_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -347,6 +382,44 @@ _BY_KIND = {
 }
 
 
+def _function_literals(nodes: Sequence[ast.AST], text: _Text) -> list[tuple[type, str]]:
+    """The numbers and short strings the function's code uses (docstrings left out), each
+    spelled as written, negative numbers with their sign."""
+    parents = {child: parent for parent in nodes for child in ast.iter_child_nodes(parent)}
+    found: dict[str, type] = {}
+    for node in nodes:
+        if not isinstance(node, ast.Constant) or type(node.value) not in (int, float, str):
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, ast.Expr) or (isinstance(node.value, str) and len(node.value) > 20):
+            continue
+        kind = type(node.value)
+        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub):
+            node = parent
+        found.setdefault(text.of(node), kind)
+    return [(kind, spelling) for spelling, kind in found.items()][:MAX_LITERALS]
+
+
+def _slices(nodes: Sequence[ast.AST], text: _Text) -> dict[str, list[str]]:
+    """name -> the one-bound slices the function takes of it, and their complements
+    (`arr[:k]` gives `[:k]` and `[k:]`)."""
+    found: dict[str, list[str]] = {}
+    for node in nodes:
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+            continue
+        index = node.slice
+        if not isinstance(index, ast.Slice) or index.step is not None:
+            continue
+        if (index.lower is None) == (index.upper is None):
+            continue
+        bound = text.of(index.lower or index.upper)  # type: ignore[arg-type]
+        texts = found.setdefault(node.value.id, [])
+        for spelling in (f"[{bound}:]", f"[:{bound}]"):
+            if spelling not in texts:
+                texts.append(spelling)
+    return found
+
+
 def _data_attribute(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     """An attribute read for its value (`node.successor`), not a method called (`.append(`)."""
     if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
@@ -361,33 +434,6 @@ def _moved_bound(node: ast.expr, text: _Text) -> Iterator[tuple[int, str, int, i
     wrapped = _wrap(value, node)
     for sign in ("+", "-"):
         yield 1, "bound", start, end, f"{wrapped} {sign} 1"
-
-
-def _deletions(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, text: _Text, lines: set[int]
-) -> Iterator[tuple[int, int, str, int, int, str]]:
-    """(code line, size, kind, start, end, replacement) deleting a simple statement."""
-    for node in ast.walk(function):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if not isinstance(block, list) or (node is function and field != "body"):
-                continue
-            for stmt in block:
-                if not isinstance(stmt, ast.Assign | ast.AugAssign | ast.Expr | ast.AnnAssign):
-                    continue
-                if stmt.lineno not in lines:
-                    continue
-                if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-                    continue  # a docstring
-                start, end = text.span(stmt)
-                if len(block) > 1 and stmt.lineno == stmt.end_lineno:
-                    line_start = text.starts[stmt.lineno - 1]
-                    line_end = text.starts[stmt.lineno]
-                    only = text.code[line_start:line_end].strip() == text.of(stmt).strip()
-                    if only:
-                        yield stmt.lineno, 3, "delete", line_start, line_end, ""
-                        continue
-                yield stmt.lineno, 3, "delete", start, end, "pass"
 
 
 def _degenerate(tree: ast.AST) -> int:
@@ -415,7 +461,8 @@ def generate_edits(
 ) -> list[Edit]:
     """Edits of the function text `code` (column 0; its line 1 is file line `first_line`) at the
     file lines of `line_ranks` (line -> rank, 0 most suspicious), lower rank first, then
-    smaller edits first; at most `limit`, each distinct, each parsing."""
+    smaller edits first; at most `limit`, each distinct, each parsing. Pairs of the first
+    single edits (mutate_pairs.py) take the last part of the budget."""
     tree = ast.parse(code)
     function = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
     text = _Text(code)
@@ -438,37 +485,60 @@ def generate_edits(
                 texts = sibling_args.setdefault(node.func.id, {}).setdefault(index, [])
                 if text.of(arg) not in texts:
                     texts.append(text.of(arg))
-    scope = _Scope(text, local_names, attributes, parents, sibling_args)
+    literals = _function_literals(body_nodes, text)
+    scope = _Scope(text, local_names, attributes, parents, sibling_args, literals,
+                   _slices(body_nodes, text))  # fmt: skip
     raw: list[tuple[int, int, str, int, int, str, int]] = []  # rank, size, kind, span, text, line
-    order = 0
     for node in body_nodes:
         lineno = getattr(node, "lineno", None)
         if lineno not in wanted:
             continue
         if isinstance(node, ast.stmt | ast.expr) and not isinstance(node, ast.FunctionDef):
-            changes = _changes(node, scope)
-            for size, kind, start, end, replacement in changes:
-                raw.append((wanted[lineno], size, kind, start, end, replacement, order))
-                order += 1
-    for lineno, size, kind, start, end, replacement in _deletions(function, text, set(wanted)):
-        raw.append((wanted[lineno], size, kind, start, end, replacement, order))
-        order += 1
+            for size, kind, start, end, replacement in _changes(node, scope):
+                raw.append((wanted[lineno], size, kind, start, end, replacement, len(raw)))
+    lines = set(wanted)
+    statement_edits = (
+        statements.deletions(function, text, lines),
+        statements.swaps(function, text, lines),
+        statements.guards(function, text, lines),
+        statements.missing_returns(function, text, lines, local_names),
+    )
+    for made in statement_edits:
+        for lineno, size, kind, start, end, replacement in made:
+            raw.append((wanted[lineno], size, kind, start, end, replacement, len(raw)))
     raw.sort(key=lambda r: (r[0], r[1], r[6]))
     edits: list[Edit] = []
     seen = {ast.dump(tree)}
     degenerate = _degenerate(tree)
+    singles = limit - pairs.budget(limit)
     for rank, size, kind, start, end, replacement, _order in raw:
-        if len(edits) >= limit:
+        if len(edits) >= singles:
             break
         new_code = text.replace(start, end, replacement)
-        try:
-            new_tree = ast.parse(new_code)
-        except SyntaxError:
+        new_tree = _parsed(new_code)
+        if new_tree is None:
             continue
         key = ast.dump(new_tree)
         if key in seen or _degenerate(new_tree) > degenerate:
             continue
         seen.add(key)
         line = offset + code.count("\n", 0, start) + 1
-        edits.append(Edit(line, rank, size, kind, text.code[start:end], replacement, new_code))
+        before = text.code[start:end]
+        edits.append(Edit(line, rank, size, kind, before, replacement, new_code, start, end))
+    for pair in pairs.pair_edits(edits, code, limit - len(edits)):
+        new_tree = _parsed(pair.code)
+        if new_tree is None:
+            continue
+        key = ast.dump(new_tree)
+        if key in seen or _degenerate(new_tree) > degenerate:
+            continue
+        seen.add(key)
+        edits.append(pair)
     return edits
+
+
+def _parsed(code: str) -> ast.Module | None:
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        return None

@@ -398,6 +398,8 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     )
     if stop == "cancelled":
         raise Cancelled(context.cancel.reason or "cancelled")
+    alone = {s.edit.code for s in survivors}  # a pair whose part passes alone: not needed
+    survivors = [s for s in survivors if not any(p.code in alone for p in s.edit.parts)]
     step.ambiguous = disagreement(survivors)
     if step.ambiguous:
         context.event(

@@ -1,0 +1,255 @@
+"""The edit search's repairs beyond one token (issue 26): each class of edit on a small real
+pytest project that the one-token edits cannot fix, found by `mode search` with the REAL runner
+and no model call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from selfdebug.server.backends.scripted import ScriptedBackend
+from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.mutate import generate_edits
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # the module and the function
+    code: str
+    tests: str
+    failing: tuple[str, ...]
+    fixed_line: str  # a line of the fixed function
+    kind: str  # the class of the edit that fixes it
+
+
+GUARD = Case(
+    "mean",
+    """def mean(values):
+    total = 0
+    for v in values:
+        total += v
+    return total / len(values)
+""",
+    """from mean import mean
+
+
+def test_empty_is_zero():
+    assert mean([]) == 0
+
+
+def test_three():
+    assert mean([1, 2, 3]) == 2
+""",
+    ("test_empty_is_zero",),
+    "    if not values:\n        return 0\n",
+    "guard",
+)
+MISSING_RETURN = Case(
+    "find",
+    """def find(items, target, lo=0):
+    if lo >= len(items):
+        return -1
+    if items[lo] == target:
+        return lo
+    find(items, target, lo + 1)
+""",
+    """from find import find
+
+
+def test_last():
+    assert find([4, 5, 6], 6) == 2
+
+
+def test_first():
+    assert find([4], 4) == 0
+
+
+def test_missing():
+    assert find([], 1) == -1
+""",
+    ("test_last",),
+    "    return find(items, target, lo + 1)\n",
+    "return",
+)
+SWAPPED = Case(
+    "prefix",
+    """def prefix(values):
+    sums = []
+    total = 0
+    for v in values:
+        total += v
+        sums.append(total)
+    return sums
+""",
+    '''from prefix import prefix
+
+
+def test_sums_before_each():
+    """The sum of the values before each one."""
+    assert prefix([1, 2, 3]) == [0, 1, 3]
+
+
+def test_empty():
+    assert prefix([]) == []
+''',
+    ("test_sums_before_each",),
+    "        sums.append(total)\n        total += v\n",
+    "swap",
+)
+CONSTANT = Case(
+    "percent",
+    """def percent(x):
+    if x < 0:
+        return 0
+    if x > 100:
+        return 0
+    return x
+""",
+    """from percent import percent
+
+
+def test_above():
+    assert percent(150) == 100
+
+
+def test_below():
+    assert percent(-5) == 0
+
+
+def test_inside():
+    assert percent(50) == 50
+""",
+    ("test_above",),
+    "    if x > 100:\n        return 100\n",
+    "constant",
+)
+SLICE = Case(
+    "rotate",
+    """def rotate(items, k):
+    head = items[:k]
+    return items + head
+""",
+    """from rotate import rotate
+
+
+def test_by_one():
+    assert rotate([1, 2, 3, 4], 1) == [2, 3, 4, 1]
+
+
+def test_by_none():
+    assert rotate([1, 2], 0) == [1, 2]
+""",
+    ("test_by_one",),
+    "    return items[k:] + head\n",
+    "bound",
+)
+PAIR = Case(
+    "between",
+    """def between(values, lo, hi):
+    count = 0
+    for v in values:
+        if lo < v < hi:
+            count += 1
+    return count
+""",
+    """from between import between
+
+
+def test_ends_included():
+    assert between([1, 2, 3, 4, 5], 2, 4) == 3
+
+
+def test_one_point():
+    assert between([2], 2, 2) == 1
+
+
+def test_both_ends():
+    assert between([5, 1], 1, 5) == 2
+
+
+def test_none():
+    assert between([], 0, 9) == 0
+""",
+    ("test_ends_included", "test_one_point", "test_both_ends"),
+    "        if lo <= v <= hi:\n",
+    "pair",
+)
+CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR]
+
+
+def _project(root: Path, case: Case) -> Path:
+    root.mkdir()
+    (root / f"{case.name}.py").write_text(case.code, encoding="utf-8")
+    (root / f"test_{case.name}.py").write_text(case.tests, encoding="utf-8")
+    return root
+
+
+def _ids(case: Case) -> tuple[list[str], list[str]]:
+    names = [line[4:].split("(")[0] for line in case.tests.splitlines() if line.startswith("def ")]
+    nodeid = f"test_{case.name}.py::{{}}".format
+    return [nodeid(n) for n in names if n in case.failing], [
+        nodeid(n) for n in names if n not in case.failing
+    ]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.kind for c in CASES])
+def test_search_fixes_what_one_token_cannot(tmp_path, case):
+    root = _project(tmp_path / case.name, case)
+    chosen, wider = _ids(case)
+    result = run_session(
+        DebugRequest(
+            file=root / f"{case.name}.py",
+            qualname=case.name,
+            project_root=root,
+            tests=chosen,
+            wider_tests=wider,
+            mode="search",
+        ),
+        ScriptedBackend(["never asked"]),
+    )
+    assert result.success, (result.error, result.warnings)
+    assert result.model_calls == 0 and result.found_by.startswith("edit search at line ")
+    assert case.fixed_line in result.fixed_file
+    assert (root / f"{case.name}.py").read_text() == case.code  # the user's file untouched
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.kind for c in CASES])
+def test_the_fix_is_of_the_new_class(case):
+    """The fixing edit is made by the class under test (so the case above tests it)."""
+    lines = {n: 0 for n in range(2, case.code.count("\n") + 1)}
+    edits = generate_edits(case.code, 1, lines, limit=300)
+    fixing = [e for e in edits if case.fixed_line in e.code]
+    assert fixing and {e.kind for e in fixing} == {case.kind}
+
+
+def test_guards_use_values_the_function_returns_and_loop_breaks():
+    code = (
+        "def walk(node):\n"
+        "    seen = 0\n"
+        "    while True:\n"
+        "        if node.next is None:\n"
+        "            return False\n"
+        "        node = node.next\n"
+        "        seen += 1\n"
+    )
+    edits = generate_edits(code, 1, {2: 0, 4: 0}, limit=300)
+    inserted = {e.after.strip().replace("\n", ";") for e in edits if e.kind == "guard"}
+    assert "if not node:;            return False" in {
+        i.replace("        if", "if") for i in inserted
+    }
+    assert any(i.endswith("break") for i in inserted)  # a loop's guard may leave it
+    assert not any("seen" in i.split(";")[1] for i in inserted if "return" in i)  # not returned
+
+
+def test_pairs_come_last_and_name_both_changes():
+    code = "def f(a, b):\n    return a < b and b > 0\n"
+    edits = generate_edits(code, 1, {2: 0}, limit=60)
+    pairs = [e for e in edits if e.kind == "pair"]
+    assert pairs and edits[-len(pairs) :] == pairs
+    few = generate_edits(code, 1, {2: 0}, limit=12)  # more singles than fit: pairs get a sixth
+    assert [e.kind for e in few].count("pair") == 12 // 6 and few[:10] == edits[:10]
+    first = pairs[0]
+    assert first.size == sum(p.size for p in first.parts) and len(first.parts) == 2
+    assert first.describe() == " and ".join(p.describe() for p in first.parts)
