@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import http.server
 import logging
+import os
+import signal
 import socket
 import threading
 import time
@@ -19,8 +21,10 @@ from selfdebug.server.backends.base import (
     BackendBadResponse,
     BackendCancelled,
     BackendConfigError,
+    BackendStalled,
     BackendTimeout,
     BackendUnreachable,
+    CallProgress,
     CompletionRequest,
     ContextOverflow,
 )
@@ -63,7 +67,9 @@ def test_completion_form_with_stop_and_token_counts(llama_server):
     completion = backend.complete(CompletionRequest(prompt=CODE_PROMPT, max_tokens=12, stop=["\n"]))
     assert completion.text.strip()
     assert "\n" not in completion.text
-    assert completion.prompt_tokens > 5
+    # Every call streams; this server's stream reports no usage, so the count is the estimate
+    # of 4 characters a token (a server that reports usage gives its own count).
+    assert completion.prompt_tokens == len(CODE_PROMPT) // 4 + 1
     assert 1 <= completion.completion_tokens <= 12
     assert backend.usage.calls == 1
     assert backend.usage.completion_tokens == completion.completion_tokens
@@ -119,6 +125,42 @@ def test_cancel_stops_a_stream(llama_server):
             on_text=on_text,
         )
     assert len(pieces) == 2
+
+
+@pytest.mark.model
+def test_every_call_streams_and_reports_its_progress(llama_server):
+    seen: list[CallProgress] = []
+    request = CompletionRequest(prompt=CODE_PROMPT, max_tokens=8, stall_s=60.0, deadline_s=None)
+    completion = backend_for(llama_server.base_url).complete(request, on_progress=seen.append)
+    assert seen, "no progress: the call did not stream"
+    assert 1 <= max(p.tokens for p in seen) <= completion.completion_tokens
+    assert seen[-1].describe().startswith("model: ")
+
+
+@pytest.mark.model
+def test_a_frozen_server_is_stopped_at_the_stall_limit(llama_server):
+    backend = backend_for(llama_server.base_url)
+    backend.complete(CompletionRequest(prompt=CODE_PROMPT, max_tokens=1))  # a warm server
+    group = os.getpgid(llama_server.process.pid)
+    frozen_at: list[float] = []
+
+    def freeze_at_first_token(progress: CallProgress) -> None:
+        if progress.tokens and not frozen_at:
+            os.killpg(group, signal.SIGSTOP)  # the server stops sending: a stalled call
+            frozen_at.append(time.monotonic())
+
+    # 5 s: more than this server's first token takes on 2 busy cores (it sends nothing before)
+    request = CompletionRequest(
+        prompt="Once upon a time", max_tokens=48, stall_s=5.0, deadline_s=None
+    )
+    try:
+        with pytest.raises(BackendStalled, match=r"made no progress for 5 s \(after \d+ tokens"):
+            backend.complete(request, on_progress=freeze_at_first_token)
+        stopped_after = time.monotonic() - frozen_at[0]
+    finally:
+        os.killpg(group, signal.SIGCONT)
+    assert 5.0 <= stopped_after < 5.0 + 1.5  # tokens already on the wire came first
+    assert backend.complete(CompletionRequest(prompt=CODE_PROMPT, max_tokens=2)).text
 
 
 @pytest.mark.model

@@ -1,6 +1,8 @@
 """The local model runs in a worker process of ours (real llama.cpp, real Gemma 3 270M GGUF): it is
-findable in `ps`, streams and cancels, reuses the KV prefix across calls, turns a native crash into
-a typed error and a fresh worker on the next call, dies with its parent and unloads when idle."""
+findable in `ps`, streams and cancels, reports its progress (prompt batches, tokens) and is stopped
+by the stall limit only when it stops making progress, reuses the KV prefix across calls, turns a
+native crash into a typed error and a fresh worker on the next call, dies with its parent and
+unloads when idle."""
 
 from __future__ import annotations
 
@@ -17,6 +19,9 @@ import pytest
 
 from selfdebug.server.backends.base import (
     BackendCancelled,
+    BackendStalled,
+    BackendStartFailed,
+    CallProgress,
     CompletionRequest,
     ContextOverflow,
 )
@@ -100,6 +105,64 @@ def test_streaming_and_cancel_within_a_second(backend):
     assert backend.complete(CompletionRequest(prompt=STORY, max_tokens=2)).completion_tokens == 2
 
 
+LONG_PROMPT = "# notes\n" + "def f(x):\n    return x + 1\n" * 100  # ~1,300 tokens: 3 batches
+
+
+def test_progress_streams_batch_by_batch_and_a_busy_prompt_is_no_stall(backend):
+    """Prompt evaluation is progress: batch by batch (512 tokens) and, inside a batch, llama.cpp's
+    own computing; a batch takes longer than this stall limit on 2 busy cores (5-7 s measured)
+    and the call still runs to its end."""
+    seen: list[tuple[float, CallProgress]] = []
+    request = CompletionRequest(
+        prompt=LONG_PROMPT, max_tokens=6, cold=True, stall_s=0.5, deadline_s=None
+    )
+    completion = backend.complete(request, on_progress=lambda p: seen.append((time.monotonic(), p)))
+    assert completion.completion_tokens == 6
+    reading = [p for _, p in seen if not p.tokens]
+    assert {p.prompt_total for p in reading} == {completion.prompt_tokens}
+    done = sorted({p.prompt_done for p in reading})
+    assert done[0] == 0 and 512 in done and 1024 in done  # one report per batch at least
+    assert max(p.tokens for _, p in seen) >= 1  # then the tokens
+    assert seen[-1][1].describe().startswith("model: ")
+
+
+def test_a_frozen_worker_is_stopped_by_the_stall_limit_and_replaced(backend):
+    worker = backend.worker()
+    backend.complete(CompletionRequest(prompt=STORY, max_tokens=1))
+    pid = worker.pid
+    assert pid is not None
+    frozen_at: list[float] = []
+
+    def freeze_at_first_token(progress: CallProgress) -> None:
+        if progress.tokens and not frozen_at:
+            os.kill(pid, signal.SIGSTOP)  # a process that no longer runs: swapping, suspended
+            frozen_at.append(time.monotonic())
+
+    request = CompletionRequest(prompt=STORY, max_tokens=400, stall_s=1.0, deadline_s=None)
+    with pytest.raises(BackendStalled, match="sent nothing for"):
+        backend.complete(request, on_progress=freeze_at_first_token)
+    stopped_after = time.monotonic() - frozen_at[0]
+    assert 1.0 <= stopped_after < 2.0 + 1.0  # the stall limit, and at most as much again
+    assert gone(pid, 5)
+    again = backend.complete(CompletionRequest(prompt=STORY, max_tokens=2))
+    assert again.completion_tokens == 2 and worker.pid not in (None, pid)
+
+
+def test_cancel_while_the_prompt_is_read_returns_within_a_second(backend):
+    token = CancelToken()
+    cancelled_at: list[float] = []
+
+    def cancel_when_reading(progress: CallProgress) -> None:
+        if progress.prompt_total and not cancelled_at:
+            cancelled_at.append(time.monotonic())
+            threading.Thread(target=token.cancel, args=("user pressed stop",)).start()
+
+    request = CompletionRequest(prompt=LONG_PROMPT, max_tokens=4, cold=True, deadline_s=None)
+    with pytest.raises(BackendCancelled):
+        backend.complete(request, cancel=token, on_progress=cancel_when_reading)
+    assert time.monotonic() - cancelled_at[0] < 1.0
+
+
 def test_typed_errors_cross_the_process_boundary(backend):
     with pytest.raises(ContextOverflow, match="4096"):
         backend.complete(CompletionRequest(prompt="word " * 5000, max_tokens=16))
@@ -123,6 +186,7 @@ def test_a_crash_mid_generation_is_a_typed_error_and_the_next_call_gets_a_fresh_
             CompletionRequest(prompt=STORY, max_tokens=200), on_text=crash_after_first_piece
         )
     message = str(raised.value)
+    assert not isinstance(raised.value, BackendStartFailed)  # it had answered: a failed call
     assert "the local model process died (signal 11, SIGSEGV)" in message
     assert "--force-reinstall" in message and "GGML_NATIVE=OFF" in message  # what to do
     assert "fresh model process" in message

@@ -1,6 +1,7 @@
-"""Per-call model deadlines scale with the backend's measured speed (issue 12): the configured
-deadline until a call has been timed, then more for a call the measured speed says needs more,
-never less than configured, never past the session's time budget."""
+"""Per-call model deadlines: by default none, only the stall limit (issue 24); a configured one
+scales with the backend's measured speed (issue 12): the configured deadline until a call has
+been timed, then more for a call the measured speed says needs more, never less than configured,
+never past the session's time budget."""
 
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ WRONG = (  # long enough (in words, the scripted backend's tokens) to time its g
 
 def test_the_configured_deadline_holds_until_a_call_is_timed():
     assert call_deadline(120.0, 3000, 1024, None) == 120.0
+
+
+def test_no_configured_deadline_means_no_fixed_total():
+    assert call_deadline(0.0, 3000, 1024, Speed(prompt_tok_s=5.0, gen_tok_s=1.0)) is None
 
 
 def test_a_slow_backend_gets_the_time_its_speed_says_with_a_margin():
@@ -97,3 +102,9 @@ def test_the_session_budget_still_bounds_a_scaled_deadline(project, runner):
     )
     run_session(request, backend, runner=runner)
     assert all(r.deadline_s <= 90.0 for r in backend.requests)
+
+
+def test_by_default_a_call_has_only_the_stall_limit(project, runner):
+    backend = ScriptedBackend([WRONG])
+    run_session(make_request(project, tests=[THREE, ONE], max_turns=1), backend, runner=runner)
+    assert backend.requests[0].deadline_s is None and backend.requests[0].stall_s == 40.0

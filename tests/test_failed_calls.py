@@ -19,6 +19,7 @@ from selfdebug.bench.repair_report import ProblemOutcome, mode_stats
 from selfdebug.server.backends.base import (
     BackendBadResponse,
     BackendStalled,
+    BackendStartFailed,
     BackendTimeout,
     BackendUnreachable,
 )
@@ -136,10 +137,17 @@ def test_every_call_failing_ends_by_the_usual_stop_rules_not_an_error(project, r
     assert result.fixed_function is None
 
 
-def test_an_unreachable_backend_still_ends_the_session(project, runner):
-    backend = ScriptedBackend([FIX], errors={1: BackendUnreachable("cannot reach the endpoint")})
+@pytest.mark.parametrize(
+    "error",
+    [
+        BackendUnreachable("cannot reach the endpoint"),
+        BackendStartFailed("the local model process died (signal 4, SIGILL) during a model call"),
+    ],
+)
+def test_a_backend_that_cannot_start_still_ends_the_session(project, runner, error):
+    backend = ScriptedBackend([FIX], errors={1: error})
     result = run_session(make_request(project, mode="ut", max_turns=3), backend, runner=runner)
-    assert result.stop_reason == "error" and "cannot reach" in result.error
+    assert result.stop_reason == "error" and str(error) in result.error
     assert len(backend.requests) == 1 and result.failed_calls == []
 
 

@@ -24,6 +24,7 @@ export interface ServerSettings {
     backend: Backend;
     modelPath: string;
     modelKeepAlive: number;
+    modelStallSeconds: number;
     modelCallDeadline: number;
     lookupDecoding: boolean;
     endpointUrl: string;
@@ -46,7 +47,8 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
     backend: 'llama',
     modelPath: '',
     modelKeepAlive: 300,
-    modelCallDeadline: 120,
+    modelStallSeconds: 40,
+    modelCallDeadline: 0,
     lookupDecoding: false,
     endpointUrl: '',
     modelName: '',

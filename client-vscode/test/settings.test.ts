@@ -23,6 +23,7 @@ describe('readServerSettings', () => {
             backend: 'openai',
             modelPath: '/models/m.gguf',
             modelKeepAlive: 60,
+            modelStallSeconds: 90,
             modelCallDeadline: 600,
             lookupDecoding: true,
             endpointUrl: 'http://127.0.0.1:8000/v1',

@@ -27,6 +27,7 @@ from selfdebug.server.backends.base import (
     BackendCancelled,
     Completion,
     CompletionRequest,
+    ProgressSink,
     PromptForm,
     Usage,
 )
@@ -78,6 +79,7 @@ class _FirstCall:
         request: CompletionRequest,
         cancel: CancelToken | None = None,
         on_text: Callable[[str], None] | None = None,
+        on_progress: ProgressSink | None = None,
     ) -> Completion:
         self.request = request
         self._cancel.cancel("the first prompt is recorded")

@@ -39,7 +39,8 @@ class RealRunOptions:
     samples: int
     test_timeout_s: float
     session_timeout_s: float | None
-    model_call_deadline_s: float | None
+    model_stall_s: float  # DebugRequest.model_stall_s
+    model_call_deadline_s: float  # DebugRequest.model_call_deadline_s (0: none)
     transcript: Path | None
     python: Path | None = None  # use this interpreter as it is instead of project environments
 
@@ -110,6 +111,7 @@ def solve_real_case(
                     samples=options.samples,
                     test_timeout_s=options.test_timeout_s,
                     time_budget_s=options.session_timeout_s,
+                    model_stall_s=options.model_stall_s,
                     model_call_deadline_s=options.model_call_deadline_s,
                     transcript_path=options.transcript,
                 )

@@ -96,6 +96,8 @@ def config_record(config: RepairConfig, backend_name: str) -> dict[str, Any]:
         "max_turns": config.max_turns,
         "samples": config.samples,
         "test_timeout_s": config.test_timeout_s,
+        "stall_s": settings.stall_s,  # a model call's limits (not a fingerprint: resumable)
+        "call_deadline_s": settings.timeout_s,
         "visible_policy": VISIBLE_POLICY,
     }
 
@@ -239,6 +241,7 @@ def solve_problem(
             samples=config.samples,
             test_timeout_s=config.test_timeout_s,
             time_budget_s=config.session_timeout_s,
+            model_stall_s=_settings(config).stall_s,
             model_call_deadline_s=_settings(config).timeout_s,
             transcript_path=transcript,
         )
@@ -460,6 +463,7 @@ def _solve_real(
         samples=config.samples,
         test_timeout_s=config.test_timeout_s,
         session_timeout_s=config.session_timeout_s,
+        model_stall_s=_settings(config).stall_s,
         model_call_deadline_s=_settings(config).timeout_s,
         transcript=transcript,
         python=config.python,

@@ -149,8 +149,10 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
         or (args.max_tokens is not None and args.max_tokens < 1)
     ):
         return "--max-turns, --samples and --max-tokens must be at least 1"
-    if not args.call_deadline > 0:
-        return "--call-deadline must be more than 0 seconds"
+    if not args.stall_limit > 0:
+        return "--stall-limit must be more than 0 seconds"
+    if not args.call_deadline >= 0:
+        return "--call-deadline must be 0 (none) or more seconds"
     try:
         return build_request(
             path,
@@ -161,6 +163,7 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
             max_turns=args.max_turns,
             samples=args.samples,
             max_tokens=args.max_tokens,
+            model_stall_s=args.stall_limit,
             model_call_deadline_s=args.call_deadline,
             test_timeout_s=args.test_timeout,
             transcript_path=Path(args.transcript).resolve() if args.transcript else None,

@@ -28,12 +28,21 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         help="consent to send the code to a non-loopback endpoint",
     )
     parser.add_argument(
+        "--stall-limit",
+        type=float,
+        default=40.0,
+        metavar="SECONDS",
+        help="stop a model call that made no progress (no prompt batch read, no token) for this"
+        " long (default 40); a slow but steady call is never stopped by it",
+    )
+    parser.add_argument(
         "--call-deadline",
         type=float,
-        default=120.0,
+        default=0.0,
         metavar="SECONDS",
-        help="let one model call take at least this long (default 120); once a call has been"
-        " timed, a call the measured speed says needs more gets twice its expected time",
+        help="a fixed total per model call on top of the stall limit (default 0: none); once a"
+        " call has been timed, a call the measured speed says needs more gets twice its"
+        " expected time",
     )
     parser.add_argument(
         "--lookup-decoding",
@@ -53,6 +62,7 @@ def backend_settings_from(args: argparse.Namespace) -> BackendSettings:
         endpoint_url=args.endpoint,
         model_name=args.model_name,
         allow_remote=args.allow_remote,
+        stall_s=args.stall_limit,
         timeout_s=args.call_deadline,
         lookup_decoding=args.lookup_decoding,
     )
@@ -70,6 +80,6 @@ def model_argv(args: argparse.Namespace) -> list[str]:
             argv += [flag, value]
     if args.allow_remote:
         argv.append("--allow-remote")
-    argv += ["--call-deadline", f"{args.call_deadline:g}"]
+    argv += ["--stall-limit", f"{args.stall_limit:g}", "--call-deadline", f"{args.call_deadline:g}"]
     argv.append("--lookup-decoding" if args.lookup_decoding else "--no-lookup-decoding")
     return argv

@@ -27,7 +27,12 @@ class CompletionRequest:
     temperature: float = 0.0
     seed: int | None = 0
     n: int = 1
-    deadline_s: float = 120.0  # overall wall-clock limit for the whole call
+    # A fixed total for the whole call (None: none). The engine sets it only to the session's
+    # time left or a configured `modelCallDeadline`: a slow CPU with a long prompt cannot meet a
+    # constant, and `stall_s` is what tells a slow call from a stuck one.
+    deadline_s: float | None = 120.0
+    # Stop the call when it made no progress (no prompt batch evaluated, no token) for this long.
+    stall_s: float | None = None
     # Evaluate the whole prompt, none of it from a KV cache left by an earlier call. Local
     # llama.cpp gives slightly different logits for a prompt whose prefix came from the cache
     # than for the same prompt evaluated at once, enough to change a greedy answer; a session
@@ -53,6 +58,34 @@ class Completion:
     @property
     def text(self) -> str:
         return self.texts[0] if self.texts else ""
+
+
+@dataclass(frozen=True)
+class CallProgress:
+    """How far one call has come: what a backend reports while it works, and what the stall
+    rule watches (guard.py). Prompt evaluation counts as progress, not only tokens."""
+
+    seconds: float  # since the call started
+    prompt_done: int = 0  # prompt tokens evaluated so far (those from the KV cache included)
+    prompt_total: int = 0  # the prompt's tokens; 0 when unknown (a remote server)
+    tokens: int = 0  # tokens generated so far (all samples)
+    generating_s: float = 0.0  # since the first token
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        return self.tokens / self.generating_s if self.tokens > 1 and self.generating_s else None
+
+    def describe(self) -> str:
+        """ "model: 140 tokens, 6 tok/s": one line for a progress bar."""
+        if self.tokens:
+            rate = self.tokens_per_s
+            return f"model: {self.tokens} tokens" + (f", {rate:.0f} tok/s" if rate else "")
+        if self.prompt_total:
+            return f"model: reading the prompt, {self.prompt_done}/{self.prompt_total} tokens"
+        return f"model: waiting for the first token, {self.seconds:.0f} s"
+
+
+ProgressSink = Callable[[CallProgress], None]
 
 
 @dataclass
@@ -99,6 +132,11 @@ class BackendCancelled(BackendError):
     pass
 
 
+class BackendStartFailed(BackendError):
+    """The backend cannot start: its model process died before it ever answered (a build for
+    another CPU, out of memory while loading). No later call of the session would do better."""
+
+
 class BackendConfigError(BackendError):
     """Bad settings: no model, missing consent for a remote endpoint, missing API key..."""
 
@@ -114,9 +152,12 @@ class Backend(Protocol):
         request: CompletionRequest,
         cancel: CancelToken | None = None,
         on_text: Callable[[str], None] | None = None,
+        on_progress: ProgressSink | None = None,
     ) -> Completion:
-        """Blocking call (run it off the event loop). Streams text pieces to `on_text` when given.
-        Raises a BackendError subclass; BackendCancelled when `cancel` fires."""
+        """Blocking call (run it off the event loop). Streams text pieces to `on_text` and how
+        far it has come to `on_progress` when given. Raises a BackendError subclass:
+        BackendCancelled when `cancel` fires, BackendStalled past `request.stall_s` without
+        progress, BackendTimeout past `request.deadline_s`."""
         ...
 
     def close(self) -> None: ...

@@ -20,7 +20,13 @@ from selfdebug.server.backends.assemble import (
     stderr_notice,
     stderr_progress,
 )
-from selfdebug.server.backends.base import Completion, CompletionRequest, PromptForm, Usage
+from selfdebug.server.backends.base import (
+    Completion,
+    CompletionRequest,
+    ProgressSink,
+    PromptForm,
+    Usage,
+)
 from selfdebug.server.backends.llama_loader import require_binding, require_model_file
 from selfdebug.server.backends.llama_local import prompt_form_of
 from selfdebug.server.backends.models import KnownModel, resolve_model_spec
@@ -117,8 +123,11 @@ class LlamaBackend:
         request: CompletionRequest,
         cancel: CancelToken | None = None,
         on_text: Callable[[str], None] | None = None,
+        on_progress: ProgressSink | None = None,
     ) -> Completion:
-        completion = self.worker().complete(request, cancel=cancel, on_text=on_text)
+        completion = self.worker().complete(
+            request, cancel=cancel, on_text=on_text, on_progress=on_progress
+        )
         self.usage.add(completion)
         return completion
 

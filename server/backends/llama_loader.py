@@ -45,7 +45,8 @@ class LoadedModel:
     params: LoadParams
     call_lock: threading.Lock = field(default_factory=threading.Lock)
     # The guard of the call now running; llama.cpp's abort callback reads it between graph nodes,
-    # so a cancel or deadline also stops a long prompt evaluation, not only token generation.
+    # so a cancel or deadline also stops a long prompt evaluation, not only token generation, and
+    # tells it that llama.cpp is computing (guard.tick).
     active_guard: CallGuard | None = None
     _abort_callback: Any = None  # keeps the ctypes callback alive as long as the model
 
@@ -145,7 +146,10 @@ def _load(params: LoadParams) -> LoadedModel:
 def _install_abort_callback(llama_cpp, loaded: LoadedModel) -> None:
     def should_abort(_data: object) -> bool:
         guard = loaded.active_guard
-        return guard is not None and guard.stopped
+        if guard is None:
+            return False
+        guard.tick()  # computing: a long batch on a busy CPU is slow, not stalled
+        return guard.stopped
 
     callback = llama_cpp.ggml_abort_callback(should_abort)
     llama_cpp.llama_set_abort_callback(loaded.llm._ctx.ctx, callback, None)

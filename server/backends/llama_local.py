@@ -10,8 +10,10 @@ check with real numbers before any work, and the exact cached-prefix length, sin
 only re-evaluates the tokens after the longest prefix shared with the previous call on the shared
 model instance (see llama_loader.py).
 
-Every call streams internally, so that cancel and the deadline stop it between tokens; llama.cpp's
-abort callback stops it inside a long prompt evaluation too.
+Every call streams internally, so that cancel, the stall rule and a deadline stop it between
+tokens; llama.cpp's abort callback stops it inside a long prompt evaluation too. The prompt is
+evaluated one batch (n_batch tokens, llama.cpp's own split) at a time, and each batch counts as
+progress: a long prompt on a slow CPU is slow, not stalled.
 
 With `lookup_tokens` > 0, generation drafts that many tokens from the prompt at each step and
 verifies them in one evaluation (prompt-lookup decoding, lookup_decoding.py): the same text, faster
@@ -33,6 +35,7 @@ from selfdebug.server.backends.base import (
     Completion,
     CompletionRequest,
     ContextOverflow,
+    ProgressSink,
     PromptForm,
     Usage,
 )
@@ -118,16 +121,21 @@ class LocalLlama:
         request: CompletionRequest,
         cancel: CancelToken | None = None,
         on_text: Callable[[str], None] | None = None,
+        on_progress: ProgressSink | None = None,
     ) -> Completion:
         started = time.monotonic()
-        with CallGuard(request.deadline_s, cancel) as guard:
+        model = self.load()  # before the guard: loading is no progress, nor can it be stopped
+        guard = CallGuard(
+            request.deadline_s, cancel, stall_s=request.stall_s, on_progress=on_progress
+        )
+        with guard:
             guard.raise_if_stopped(WHAT)
-            model = self.load()
             prompt = _tokenize(model, request)
             _check_context(model, len(prompt.tokens), request.max_tokens)
             stop = [*request.stop, *prompt.stop]
             _acquire(model.call_lock, guard)
             try:
+                guard.prompt_progress(0, len(prompt.tokens))  # the model is this call's now
                 model.active_guard = guard
                 model.llm.lookup = _lookup_draft(self.lookup_tokens, self.lookup_ngram)
                 if request.cold:
@@ -254,17 +262,23 @@ def _shared_prefix(llm: Any, tokens: list[int]) -> int:
     return shared
 
 
-def _evaluate_all_but_last(llm: Any, tokens: list[int]) -> None:
+def _evaluate_all_but_last(llm: Any, tokens: list[int], guard: CallGuard) -> None:
     """Leave the KV cache holding exactly `tokens[:-1]` (evaluating only what it lacks), so that
     create_completion evaluates the last prompt token alone, for the first sample as for every
     later one and for a repeated request. llama.cpp's logits depend on how a token was batched:
     left to llama-cpp-python, the first sample evaluates the last token inside the prompt's
     batch and later ones alone, so samples with the same seed differed (measured on Gemma 270M
-    in tests/test_backend_llama.py)."""
+    in tests/test_backend_llama.py).
+
+    One `eval` per n_batch tokens, the same batches llama.cpp's own loop in `eval` makes (the
+    same logits), with the guard told after each: that is the prompt's progress."""
     kept = _shared_prefix(llm, tokens[:-1])
     llm.n_tokens = kept  # eval() and generate() drop the KV cache beyond n_tokens
-    if kept < len(tokens) - 1:
-        llm.eval(tokens[kept:-1])
+    end, step = len(tokens) - 1, max(int(llm.n_batch), 1)
+    guard.prompt_progress(kept, len(tokens))
+    for start in range(kept, end, step):
+        llm.eval(tokens[start : min(start + step, end)])
+        guard.prompt_progress(min(start + step, end), len(tokens))
 
 
 def _sample_all(
@@ -291,8 +305,9 @@ def _repeat(samples: list[_Sample], n: int) -> list[_Sample]:
 
 
 class _TokenCounter:
-    """A stopping criterion that never stops on content: it counts sampled tokens, notes when the
-    first one came (end of prompt processing) and stops generation once the guard fires."""
+    """A stopping criterion that never stops on content: it counts sampled tokens (each one is
+    progress for the guard), notes when the first one came (end of prompt processing) and stops
+    generation once the guard fires."""
 
     def __init__(self, guard: CallGuard) -> None:
         self.guard = guard
@@ -303,6 +318,7 @@ class _TokenCounter:
         if self.first_at is None:
             self.first_at = time.monotonic()
         self.count += 1
+        self.guard.token()  # progress: the stall limit starts again
         return self.guard.stopped
 
 
@@ -320,7 +336,7 @@ def _sample(
     pieces: list[str] = []
     finish_reason = "stop"
     try:
-        _evaluate_all_but_last(model.llm, tokens)
+        _evaluate_all_but_last(model.llm, tokens, guard)
         stream = model.llm.create_completion(
             tokens,
             max_tokens=request.max_tokens,

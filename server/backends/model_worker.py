@@ -7,6 +7,8 @@ and ignores Ctrl-C in a terminal (the parent decides when it stops).
 
 One thread reads requests; calls run one at a time on a second thread, so a cancel message can
 reach the running call (llama.cpp's abort callback then stops it within a token or graph node).
+A call's progress (prompt batches, tokens) goes back as it comes, at most every PROGRESS_EVERY_S:
+the client knows the worker is alive, and the editor shows how far the model has come.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ import queue
 import signal
 import sys
 import threading
+import time
 from dataclasses import asdict
 from typing import Any, BinaryIO
 
+from selfdebug.server.backends.base import CallProgress
 from selfdebug.server.backends.llama_local import LocalLlama
 from selfdebug.server.backends.worker_protocol import (
     WorkerParams,
@@ -31,6 +35,7 @@ from selfdebug.server.backends.worker_protocol import (
 from selfdebug.server.cancel import CancelToken
 
 PR_SET_PDEATHSIG = 1
+PROGRESS_EVERY_S = 0.2
 
 
 def die_with_parent() -> None:
@@ -113,7 +118,17 @@ class Worker:
                 self.reply({"id": call_id, "event": "text", "text": piece})
 
             on_text = stream if message.get("stream") else None
-            completion = self.model().complete(request, cancel=token, on_text=on_text)
+            sent = [0.0]
+
+            def progress(now: CallProgress) -> None:
+                if time.monotonic() - sent[0] >= PROGRESS_EVERY_S or not now.tokens:
+                    sent[0] = time.monotonic()
+                    self.reply({"id": call_id, "event": "progress", "progress": asdict(now)})
+
+            model = self.model()
+            completion = model.complete(
+                request, cancel=token, on_text=on_text, on_progress=progress
+            )
             return {"completion": asdict(completion)}
         if op == "info":
             return {"info": self.model().info()}

@@ -12,6 +12,7 @@ from selfdebug.server.backends.base import (
     BackendError,
     Completion,
     CompletionRequest,
+    ProgressSink,
     PromptForm,
     Usage,
 )
@@ -29,6 +30,7 @@ class NoModelBackend:
         request: CompletionRequest,
         cancel: CancelToken | None = None,
         on_text: Callable[[str], None] | None = None,
+        on_progress: ProgressSink | None = None,
     ) -> Completion:
         raise BackendError("mode search makes no model call")
 

@@ -1,10 +1,15 @@
 """The remote backend: any OpenAI-compatible HTTP endpoint, through the `openai` package.
 
 Why a worker thread per call: the client's own timeout is per socket operation, and retries
-multiply it, so neither bounds a whole call. We disable retries, give the client the remaining
-time, and wait for the worker ourselves: a cancel or the deadline returns at once (the worker
-ends on its own when its socket times out). Chat requests go to /chat/completions, raw prompts to
-/completions.
+multiply it, so neither bounds a whole call. We disable retries, give the client a read timeout
+just past the stall limit, and wait for the worker ourselves: a cancel, a stall or a deadline
+returns at once (the worker ends on its own when its socket times out). Chat requests go to
+/chat/completions, raw prompts to /completions.
+
+Every call streams (stream=True), so that the stall rule of guard.py applies as it does to the
+local model: each streamed chunk is progress. A server evaluating a long prompt sends nothing
+until its first token, so that wait counts against the stall limit too (we cannot see its
+prompt evaluation).
 
 The API key is read from the environment variable named in the settings, lives only in the
 client, and is scrubbed from every message we produce.
@@ -29,6 +34,7 @@ from selfdebug.server.backends.base import (
     Completion,
     CompletionRequest,
     ContextOverflow,
+    ProgressSink,
     PromptForm,
     Usage,
 )
@@ -39,6 +45,7 @@ from selfdebug.server.cancel import CancelToken
 
 WHAT = "the model endpoint call"
 NO_KEY = "sk-no-key-required"  # local servers ignore the key, but the client wants one
+CHARS_PER_TOKEN = 4  # a prompt's tokens when the server does not say (see _estimated_prompt_tokens)
 _CONTEXT_WORDING = re.compile(
     r"context (length|window|size)|maximum context|too many tokens|prompt is too long"
     r"|exceeds? (the )?(context|maximum)",
@@ -106,11 +113,15 @@ class OpenAIBackend:
         request: CompletionRequest,
         cancel: CancelToken | None = None,
         on_text: Callable[[str], None] | None = None,
+        on_progress: ProgressSink | None = None,
     ) -> Completion:
         started = time.monotonic()
         outcome = _Outcome()
         finished = threading.Event()
-        with CallGuard(request.deadline_s, cancel) as guard:
+        guard = CallGuard(
+            request.deadline_s, cancel, stall_s=request.stall_s, on_progress=on_progress
+        )
+        with guard:
 
             def work() -> None:
                 try:
@@ -129,7 +140,8 @@ class OpenAIBackend:
         first = samples[0].first_text_at if samples else None
         completion = Completion(
             texts=[sample.text for sample in samples],
-            prompt_tokens=max((sample.prompt_tokens for sample in samples), default=0),
+            prompt_tokens=max((sample.prompt_tokens for sample in samples), default=0)
+            or _estimated_prompt_tokens(request),
             completion_tokens=sum(sample.completion_tokens for sample in samples),
             seconds=time.monotonic() - started,
             prompt_seconds=(first - started) if first is not None else 0.0,
@@ -173,7 +185,7 @@ class OpenAIBackend:
 
     def _first_model(self, client: Any, guard: CallGuard) -> str:
         """No model name configured: a local server serves one model; ask for its id."""
-        models = client.models.list(timeout=max(guard.remaining(), 0.1))
+        models = client.models.list(timeout=guard.wait_timeout())
         for model in models.data:
             self._model_name = model.id
             return model.id
@@ -192,7 +204,7 @@ class OpenAIBackend:
             "model": model,
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
-            "timeout": max(guard.remaining(), 0.1),
+            "timeout": guard.wait_timeout(),  # per read: the guard decides before it runs out
         }
         if request.stop:
             arguments["stop"] = request.stop[:4]  # the OpenAI API accepts at most 4
@@ -203,11 +215,22 @@ class OpenAIBackend:
             endpoint, arguments["messages"] = client.chat.completions, request.messages
         else:
             endpoint, arguments["prompt"] = client.completions, request.prompt
-        if on_text is None:
-            return _parse_whole(endpoint.create(**arguments), chat)
-        stream = endpoint.create(stream=True, stream_options={"include_usage": True}, **arguments)
+        stream = endpoint.create(
+            stream=True,
+            stream_options={"include_usage": True},
+            # a stream cut short (stopped, or broken by a server error) must not leave its
+            # connection in the pool for the next request
+            extra_headers={"Connection": "close"},
+            **arguments,
+        )
         guard.on_stop(stream.close)  # unblocks a read that would wait for the server
-        return _read_stream(stream, chat, guard, on_text)
+        sample = _read_stream(stream, chat, guard, on_text)
+        if sample is not None:
+            return sample
+        # A stream with no choice at all: llama-cpp-python's server answers an error (a prompt
+        # longer than its context) that way. Asked once without streaming, it says what.
+        guard.alive()
+        return _parse_whole(endpoint.create(**arguments), chat)
 
     def _translate(self, error: BaseException, guard: CallGuard) -> BackendError:
         """A typed error with a message fit for the user, scrubbed of the API key."""
@@ -219,7 +242,7 @@ class OpenAIBackend:
         if isinstance(error, BackendError):
             translated = error
         elif isinstance(error, openai.APITimeoutError):
-            translated = BackendTimeout(f"{host} did not answer within {guard.deadline_s:g} s")
+            translated = BackendTimeout(f"{host} did not answer in time ({guard.where()})")
         elif isinstance(error, openai.APIConnectionError):
             cause = error.__cause__ or error
             translated = BackendUnreachable(f"cannot reach the model endpoint {self._url}: {cause}")
@@ -248,6 +271,14 @@ class OpenAIBackend:
         return text.replace(self._key, "[redacted]") if self._key else text
 
 
+def _estimated_prompt_tokens(request: CompletionRequest) -> int:
+    """For a server whose stream reports no usage (llama-cpp-python's ignores include_usage):
+    4 characters a token, the engine's own estimate (context_fit.CHARS_PER_TOKEN), so that
+    token budgets and reports do not count its prompts as free."""
+    text = request.prompt or "\n".join(m["content"] for m in request.messages or [])
+    return len(text) // CHARS_PER_TOKEN + 1
+
+
 def _short(text: str, limit: int = 300) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -271,8 +302,9 @@ def _parse_whole(response: Any, chat: bool) -> _Sample:
 
 
 def _read_stream(
-    stream: Any, chat: bool, guard: CallGuard, on_text: Callable[[str], None]
-) -> _Sample:
+    stream: Any, chat: bool, guard: CallGuard, on_text: Callable[[str], None] | None
+) -> _Sample | None:
+    """The streamed sample; None when the stream held no choice at all."""
     pieces: list[str] = []
     finish_reason, chunks, first_at, saw_choice = "stop", 0, None, False
     prompt_tokens = completion_tokens = 0
@@ -284,6 +316,7 @@ def _read_stream(
                 prompt_tokens = chunk.usage.prompt_tokens or 0
                 completion_tokens = chunk.usage.completion_tokens or 0
             if not chunk.choices:
+                guard.alive()
                 continue
             saw_choice = True
             choice = chunk.choices[0]
@@ -292,13 +325,17 @@ def _read_stream(
                 first_at = first_at or time.monotonic()
                 chunks += 1
                 pieces.append(piece)
-                on_text(piece)
+                guard.token()  # one streamed chunk is one token on common servers
+                if on_text is not None:
+                    on_text(piece)
+            else:
+                guard.alive()
             finish_reason = choice.finish_reason or finish_reason
     finally:
         stream.close()
     guard.raise_if_stopped(WHAT)
     if not saw_choice:
-        raise BackendBadResponse("the model endpoint's stream ended without any choice")
+        return None
     # Servers that ignore include_usage: one streamed chunk is one token on common servers.
     completion_tokens = completion_tokens or chunks
     return _Sample("".join(pieces), finish_reason, prompt_tokens, completion_tokens, first_at)

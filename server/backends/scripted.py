@@ -4,18 +4,22 @@ the editors. Never the only test of a path; real backends are tested against rea
 Selected through the environment so that a test can drive a real server process:
 SELFDEBUG_SCRIPTED_REPLIES=/path/to/script.json with
 {"replies": ["reply 1", "reply 2", ...], "prompt_form": "chat", "delay_s": 0.0,
- "errors": {"1": ["BackendTimeout", "message"]}}.
+ "errors": {"1": ["BackendTimeout", "message"]},
+ "plays": {"2": {"token_s": 0.1, "stall_after": 5}}}.
 Replies are used in order; the last one repeats. Each reply may contain the placeholder
 "{{REQUEST_NUMBER}}" (1-based), handy to tell turns apart. `errors` names the calls that raise a
-backend error (by class name) instead of answering.
+backend error (by class name) instead of answering; `plays` the calls that stream their answer a
+word at a time under the real CallGuard (its stall rule, deadline and cancel), and may stall.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from selfdebug.server.backends.base import (
@@ -24,12 +28,24 @@ from selfdebug.server.backends.base import (
     BackendError,
     Completion,
     CompletionRequest,
+    ProgressSink,
     PromptForm,
     Usage,
 )
+from selfdebug.server.backends.guard import CallGuard
 from selfdebug.server.cancel import CancelToken
 
 SCRIPT_ENV = "SELFDEBUG_SCRIPTED_REPLIES"
+WHAT = "the scripted model call"
+
+
+@dataclass(frozen=True)
+class Play:
+    """How one call's answer streams: a word (this backend's token) every `token_s` seconds,
+    and after `stall_after` words nothing more, until the guard stops the call."""
+
+    token_s: float = 0.0
+    stall_after: int | None = None
 
 
 class ScriptedBackend:
@@ -43,12 +59,14 @@ class ScriptedBackend:
         context_tokens: int | None = None,
         speed: tuple[float, float] | None = None,
         errors: dict[int, BackendError] | None = None,
+        plays: dict[int, Play] | None = None,
     ) -> None:
         """`finish_reasons`: one per reply ("length" plays a reply cut at max_tokens; "stop"
         when missing). `context_tokens`: the context window the engine should fit prompts in.
         `speed`: (prompt, generation) tokens/s the calls report, playing a machine that slow
         without waiting. `errors`: request number (1-based) -> the error that call raises
-        instead of answering (a timeout, a bad response...)."""
+        instead of answering (a timeout, a bad response...). `plays`: request number -> how that
+        call streams its answer (see Play)."""
         if not replies:
             raise BackendConfigError("the scripted backend needs at least one reply")
         self.name = "scripted"
@@ -61,6 +79,7 @@ class ScriptedBackend:
         self.context_tokens = context_tokens
         self._speed = speed
         self._errors = dict(errors or {})
+        self._plays = dict(plays or {})
         self._lock = threading.Lock()
 
     @classmethod
@@ -78,6 +97,7 @@ class ScriptedBackend:
             prompt_form=data.get("prompt_form", "chat"),
             delay_s=float(data.get("delay_s", 0.0)),
             errors=errors,
+            plays={int(k): Play(**v) for k, v in dict(data.get("plays", {})).items()},
         )
 
     def complete(
@@ -85,6 +105,7 @@ class ScriptedBackend:
         request: CompletionRequest,
         cancel: CancelToken | None = None,
         on_text: Callable[[str], None] | None = None,
+        on_progress: ProgressSink | None = None,
     ) -> Completion:
         started = time.monotonic()
         with self._lock:
@@ -104,7 +125,9 @@ class ScriptedBackend:
             texts.append(self._replies[index].replace("{{REQUEST_NUMBER}}", str(number)))
             given = self._finish_reasons
             reasons.append(given[index] if index < len(given) else "stop")
-        if on_text is not None:
+        if number in self._plays:
+            _play(texts[0], self._plays[number], request, cancel, on_text, on_progress)
+        elif on_text is not None:
             on_text(texts[0])
         prompt_text = request.prompt or "".join(m["content"] for m in request.messages or [])
         prompt_tokens = len(prompt_text.split())
@@ -127,6 +150,28 @@ class ScriptedBackend:
 
     def close(self) -> None:
         pass
+
+
+def _play(
+    text: str,
+    play: Play,
+    request: CompletionRequest,
+    cancel: CancelToken | None,
+    on_text: Callable[[str], None] | None,
+    on_progress: ProgressSink | None,
+) -> None:
+    """Stream `text` as `play` says, under the guard a real backend uses."""
+    guard = CallGuard(request.deadline_s, cancel, stall_s=request.stall_s, on_progress=on_progress)
+    with guard:
+        for index, piece in enumerate(re.findall(r"\s*\S+\s*", text) or [text]):
+            if play.stall_after is not None and index >= play.stall_after:
+                guard.wait(3600.0)  # stalled: only the guard ends this
+            if guard.wait(play.token_s) or guard.stopped:
+                raise guard.error(WHAT)
+            guard.token()
+            if on_text is not None:
+                on_text(piece)
+        guard.raise_if_stopped(WHAT)
 
 
 def _error(kind: str, message: str) -> BackendError:

@@ -24,7 +24,10 @@ class BackendSettings:
     n_gpu_layers: int | None = None  # None: all layers (-1) when the binding supports offload
     n_ctx: int = 8192
     n_threads: int | None = None  # None: one per physical core (llama_loader.physical_cores)
-    timeout_s: float = 120.0  # deadline of one model call (-> DebugRequest.model_call_deadline_s)
+    # One model call's limits (-> DebugRequest): no progress for stall_s (model_stall_s), and a
+    # fixed total timeout_s on top (model_call_deadline_s; 0: none).
+    stall_s: float = 40.0
+    timeout_s: float = 0.0
     keep_alive_s: float = 300.0  # stop the idle model process after this long (frees memory)
     prompt_form: Literal["auto", "completion", "chat"] = "auto"
     # Local model: prompt-lookup (n-gram) speculative decoding. Off: on a 2-core CPU it measured

@@ -25,9 +25,12 @@ from typing import Any, BinaryIO
 from selfdebug.server.backends.base import (
     BackendCancelled,
     BackendError,
+    BackendStalled,
+    BackendStartFailed,
     BackendTimeout,
     Completion,
     CompletionRequest,
+    ProgressSink,
 )
 from selfdebug.server.backends.binding import reinstall_command
 from selfdebug.server.backends.worker_protocol import (
@@ -37,18 +40,30 @@ from selfdebug.server.backends.worker_protocol import (
     decode,
     encode,
     error_from,
+    progress_from,
     request_message,
 )
 from selfdebug.server.cancel import CancelToken
 
 DEFAULT_KEEP_ALIVE_S = 300.0
-# Past its own deadline a healthy worker answers within a token; this much later it is stuck.
+# Past its own deadline or stall limit a healthy worker answers within a token (its own guard
+# stops the call), and while it computes it reports every second (guard.TICK_REPORT_S); this
+# much later (at most the stall limit again) it is stuck, a frozen process, and killed.
 STUCK_MARGIN_S = 10.0
+# A call's first message comes once the model is loaded (the first call of a process loads it).
+LOAD_ALLOWANCE_S = 300.0
+# A cancelled call answers within a token or graph node; a worker silent this long after the
+# cancel is killed, so that cancel always returns within about a second.
+CANCEL_GRACE_S = 0.75
 STOP_GRACE_S = 2.0
 
 
 class WorkerDied(BackendError):
     """The model process ended while a call was in flight (crash, abort, OOM kill)."""
+
+
+class WorkerDiedAtStart(WorkerDied, BackendStartFailed):
+    """... before that process had answered any call: the model cannot start here."""
 
 
 def worker_command(params: WorkerParams, reply_fd: int) -> list[str]:
@@ -110,6 +125,7 @@ class ModelWorker:
         self._idle_timer: threading.Timer | None = None
         self._last_used = time.monotonic()
         self.starts = 0  # how many processes this worker has started (tests, diagnostics)
+        self._answered = False  # the running process has answered a call
 
     @property
     def pid(self) -> int | None:
@@ -123,12 +139,15 @@ class ModelWorker:
         request: CompletionRequest,
         cancel: CancelToken | None = None,
         on_text: Callable[[str], None] | None = None,
+        on_progress: ProgressSink | None = None,
     ) -> Completion:
         reply = self._call(
             lambda call_id: request_message(call_id, request, stream=on_text is not None),
             deadline_s=request.deadline_s,
+            stall_s=request.stall_s,
             cancel=cancel,
             on_text=on_text,
+            on_progress=on_progress,
             while_doing="during a model call",
         )
         return completion_from(reply["completion"])
@@ -148,9 +167,11 @@ class ModelWorker:
         self,
         message_for: Callable[[int], dict[str, Any]],
         *,
-        deadline_s: float,
+        deadline_s: float | None,
+        stall_s: float | None = None,
         cancel: CancelToken | None,
         on_text: Callable[[str], None] | None,
+        on_progress: ProgressSink | None = None,
         while_doing: str,
     ) -> dict[str, Any]:
         started = time.monotonic()
@@ -162,31 +183,42 @@ class ModelWorker:
             self._next_id += 1
             call_id = self._next_id
             self._send(process, message_for(call_id))
-            cancel_sent = False
-            hard_limit = started + max(deadline_s, 0.0) + STUCK_MARGIN_S
+            cancelled_at: float | None = None
+            heard: float | None = None  # when this call's last message came
             while True:
-                if cancel is not None and cancel.cancelled and not cancel_sent:
+                now = time.monotonic()
+                if cancel is not None and cancel.cancelled and cancelled_at is None:
                     self._send(process, {"op": "cancel", "id": call_id})
-                    cancel_sent = True
-                if time.monotonic() > hard_limit:
-                    self._stop(kill=True)
-                    raise BackendTimeout(
-                        f"the local model process did not answer within its {deadline_s:g} s "
-                        "deadline and was stopped; the next request starts a fresh one"
+                    cancelled_at = now
+                stuck = _stuck(now, started, heard, deadline_s, stall_s)
+                if cancelled_at is not None and now - cancelled_at > CANCEL_GRACE_S:
+                    stuck = BackendCancelled(
+                        "the local model call was cancelled; its process did not stop at once "
+                        "and was stopped (the next request starts a fresh one)"
                     )
+                if stuck is not None:
+                    self._stop(kill=True)
+                    raise stuck
                 try:
                     reply = self._replies.get(timeout=0.05)
                 except queue.Empty:
                     continue
                 if reply is None:  # the reply pipe closed: the process is gone
-                    raise WorkerDied(self._death(while_doing))
+                    died = WorkerDied if self._answered else WorkerDiedAtStart
+                    raise died(self._death(while_doing))
                 if reply.get("id") != call_id:
                     continue  # a late answer to an earlier, abandoned call
+                heard = time.monotonic()
                 event = reply.get("event")
                 if event == "text":
                     if on_text is not None:
                         on_text(str(reply.get("text", "")))
                     continue
+                if event == "progress":
+                    if on_progress is not None:
+                        on_progress(progress_from(reply))
+                    continue
+                self._answered = True
                 if event == "error":
                     raise error_from(reply)
                 return reply
@@ -221,6 +253,7 @@ class ModelWorker:
             self._process = process
             self._replies = queue.Queue()
             self.starts += 1
+            self._answered = False
             reader = threading.Thread(
                 target=_read_replies,
                 args=(os.fdopen(read_fd, "rb"), self._replies),
@@ -320,6 +353,31 @@ class ModelWorker:
         if self._stderr_path is not None:
             self._stderr_path.unlink(missing_ok=True)
             self._stderr_path = None
+
+
+def _stuck(
+    now: float,
+    started: float,
+    heard: float | None,
+    deadline_s: float | None,
+    stall_s: float | None,
+) -> BackendError | None:
+    """The error for a worker that no longer answers in time (its own guard would have stopped
+    the call by now), or None."""
+    fresh = "and was stopped; the next request starts a fresh one"
+    if deadline_s is not None and now > started + deadline_s + STUCK_MARGIN_S:
+        return BackendTimeout(
+            f"the local model process did not answer within its {deadline_s:g} s deadline {fresh}"
+        )
+    if stall_s is None:
+        return None
+    quiet_since = heard if heard is not None else started
+    allowed = stall_s + min(stall_s, STUCK_MARGIN_S) + (LOAD_ALLOWANCE_S if heard is None else 0.0)
+    if now - quiet_since > allowed:
+        return BackendStalled(
+            f"the local model process sent nothing for {now - quiet_since:.0f} s {fresh}"
+        )
+    return None
 
 
 def _raise_if_cancelled(cancel: CancelToken | None) -> None:

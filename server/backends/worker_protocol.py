@@ -1,8 +1,9 @@
 """The messages between the server (or CLI) and its model worker process: JSON lines, typed here.
 
 Requests go to the worker's stdin, replies come back on a dedicated pipe (llama.cpp may print on
-stdout/stderr). Every reply names the request id it answers. Typed errors cross the boundary by
-class name, so the engine sees the same `BackendError` subclasses as with an in-process model.
+stdout/stderr). Every reply names the request id it answers: "text" (a streamed piece),
+"progress" (a `CallProgress`), then "done" or "error". Typed errors cross the boundary by class
+name, so the engine sees the same `BackendError` subclasses as with an in-process model.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from selfdebug.server.backends.base import (
     BackendError,
     BackendStalled,
     BackendTimeout,
+    CallProgress,
     Completion,
     CompletionRequest,
     ContextOverflow,
@@ -79,6 +81,10 @@ def request_from(message: dict[str, Any]) -> CompletionRequest:
 
 def completion_from(data: dict[str, Any]) -> Completion:
     return Completion(**data)
+
+
+def progress_from(message: dict[str, Any]) -> CallProgress:
+    return CallProgress(**message["progress"])
 
 
 def error_message(call_id: int, error: BaseException) -> dict[str, Any]:

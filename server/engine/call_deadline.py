@@ -1,10 +1,13 @@
-"""How long one model call may take: scaled to the backend's measured speed, not a constant.
+"""A fixed total for one model call, when the user configured one: scaled to the backend's
+measured speed, not a constant.
 
-A fixed deadline cut long probe prompts on a CPU (the 1.5B model reads ~80 prompt tokens/s and
-writes ~16 tokens/s on 2 cores: a 3,000-token prompt alone takes ~40 s). The configured deadline
-(`modelCallDeadline`, `--call-deadline`) is what the user accepts to wait at least; once this
-session has timed a call, a call that the measured speed says needs longer gets that much time,
-with a margin: expected = prompt tokens / prompt tok/s + max tokens / generation tok/s.
+By default a call has no fixed total: it is stopped when it makes no progress for the stall
+limit (guard.py) or when the session's budget is spent. A fixed deadline cut long probe prompts
+on a CPU (the 1.5B model reads ~80 prompt tokens/s and writes ~16 tokens/s on 2 cores: a
+3,000-token prompt alone takes ~40 s). A configured deadline (`modelCallDeadline`,
+`--call-deadline`, > 0) is what the user accepts to wait at least; once this session has timed a
+call, a call that the measured speed says needs longer gets that much time, with a margin:
+expected = prompt tokens / prompt tok/s + max tokens / generation tok/s.
 """
 
 from __future__ import annotations
@@ -58,8 +61,11 @@ def expected_seconds(prompt_tokens: int, max_tokens: int, speed: Speed) -> float
 
 def call_deadline(
     configured_s: float, prompt_tokens: int, max_tokens: int, speed: Speed | None
-) -> float:
-    """The configured deadline, or more when the measured speed says this call needs more."""
+) -> float | None:
+    """The configured deadline, or more when the measured speed says this call needs more;
+    None when none is configured (0)."""
+    if configured_s <= 0:
+        return None
     if speed is None:
         return configured_s
     needed = MARGIN * expected_seconds(prompt_tokens, max_tokens, speed) + SLACK_S

@@ -20,6 +20,7 @@ from selfdebug.server.backends.base import (
     BackendConfigError,
     BackendError,
     BackendStalled,
+    BackendStartFailed,
     BackendTimeout,
     BackendUnreachable,
 )
@@ -33,11 +34,14 @@ STALL_SETTING = "--stall-limit / modelStallSeconds"
 DEADLINE_SETTING = "--call-deadline / modelCallDeadline"
 
 # These end the session: the user asked to stop, or no later call can do better (no model
-# configured, a missing key, an endpoint that does not answer at all).
+# configured, a missing key, an endpoint that does not answer at all, a model process that dies
+# before it ever answered). A model process that dies after answering is a failed call: the next
+# one starts a fresh process.
 ENDS_SESSION: tuple[type[BackendError], ...] = (
     BackendCancelled,
     BackendConfigError,
     BackendUnreachable,
+    BackendStartFailed,
 )
 
 

@@ -1,8 +1,9 @@
 """Asking the model once, the way every mode does it: the prompt fitted to the context window,
-re-worded rather than sent twice (a greedy model would only answer it the same way again), a
-deadline scaled to the backend's measured speed, sampling instead of greedy decoding after a
-repeat, and every call recorded for the transcript. A call that fails in a way the session
-survives (failed_calls.py) is recorded and raised as `CallFailed`.
+re-worded rather than sent twice (a greedy model would only answer it the same way again), the
+stall limit and the session's time left as the call's limits (a configured fixed deadline scaled
+to the backend's measured speed), sampling instead of greedy decoding after a repeat, the call's
+progress shown as it comes, and every call recorded for the transcript. A call that fails in a
+way the session survives (failed_calls.py) is recorded and raised as `CallFailed`.
 
 The session decides when to ask and what; this module knows how.
 """
@@ -10,9 +11,10 @@ The session decides when to ask and what; this module knows how.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
-from selfdebug.server.backends.base import Backend, BackendError, Completion, Usage
+from selfdebug.server.backends.base import Backend, BackendError, CallProgress, Completion, Usage
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.call_deadline import SpeedMeter, call_deadline
 from selfdebug.server.engine.context_fit import (
@@ -28,6 +30,7 @@ from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, Rendere
 from selfdebug.server.engine.types import DebugRequest
 
 REPEAT_TEMPERATURE = 0.7  # a repeated prompt or program is sampled, never asked greedily again
+PROGRESS_EVERY_S = 1.0  # a call's progress reaches the session's progress at most this often
 
 
 class Record(Protocol):
@@ -45,8 +48,10 @@ class ModelCaller:
         request: DebugRequest,
         cancel: CancelToken,
         record: Record,
+        progress: Callable[[CallProgress], None] | None = None,
     ) -> None:
         self.backend = backend
+        self.progress = progress  # how far a running call has come (the session's progress)
         self.prompts = prompts
         self.request = request
         self.cancel = cancel
@@ -120,7 +125,8 @@ class ModelCaller:
             self.request.model_call_deadline_s, prompt_tokens, max_tokens, self.speed.speed
         )
         if remaining_s is not None:
-            deadline = max(1.0, min(remaining_s, deadline))
+            deadline = max(1.0, min(remaining_s, deadline if deadline is not None else remaining_s))
+        stall = self.request.model_stall_s if self.request.model_stall_s > 0 else None
         temperature, seed = 0.0, 0  # greedy: the most likely fix first
         if n > 1:
             temperature = self.request.temperature
@@ -132,12 +138,15 @@ class ModelCaller:
             temperature=temperature,
             n=n,
             deadline_s=deadline,
+            stall_s=stall,
             seed=seed,
             cold=self.usage.calls == 0,  # a session's answers must not depend on the one before
         )
         started = time.monotonic()
         try:
-            completion = self.backend.complete(request, cancel=self.cancel)
+            completion = self.backend.complete(
+                request, cancel=self.cancel, on_progress=_every(PROGRESS_EVERY_S, self.progress)
+            )
         except BackendError as error:
             seconds = time.monotonic() - started
             budget_spent = remaining_s is not None and remaining_s - seconds <= 1.0
@@ -155,7 +164,8 @@ class ModelCaller:
             messages=rendered.messages,
             stop=rendered.stop,
             max_tokens=request.max_tokens,
-            deadline_s=round(request.deadline_s, 1),
+            deadline_s=_round(request.deadline_s),
+            stall_s=request.stall_s,
             temperature=request.temperature,
             seed=request.seed,
             cold=request.cold,
@@ -171,7 +181,13 @@ class ModelCaller:
         return rendered, completion
 
     def _failed(
-        self, error: BackendError, step: str, mode: str, turn: int, seconds: float, deadline: float
+        self,
+        error: BackendError,
+        step: str,
+        mode: str,
+        turn: int,
+        seconds: float,
+        deadline: float | None,
     ) -> CallFailed:
         """Record a call that gave no answer; its time still counts as model time."""
         failed = FailedCall(turn, step, mode, kind_of(error), round(seconds, 1), str(error))
@@ -183,8 +199,29 @@ class ModelCaller:
             mode=mode,
             kind=failed.kind,
             seconds=failed.seconds,
-            deadline_s=round(deadline, 1),
+            deadline_s=_round(deadline),
             error_type=type(error).__name__,
             message=failed.message,
         )
         return CallFailed(failed)
+
+
+def _round(seconds: float | None) -> float | None:
+    return round(seconds, 1) if seconds is not None else None
+
+
+def _every(
+    seconds: float, sink: Callable[[CallProgress], None] | None
+) -> Callable[[CallProgress], None] | None:
+    """`sink`, called at most once per `seconds` (a progress bar need not redraw per token)."""
+    if sink is None:
+        return None
+    last = [float("-inf")]
+
+    def throttled(progress: CallProgress) -> None:
+        now = time.monotonic()
+        if now - last[0] >= seconds:
+            last[0] = now
+            sink(progress)
+
+    return throttled

@@ -110,7 +110,8 @@ class RenderedPrompt:
         max_tokens: int,
         temperature: float,
         n: int,
-        deadline_s: float,
+        deadline_s: float | None,
+        stall_s: float | None = None,
         seed: int = 0,
         cold: bool = False,
     ) -> CompletionRequest:
@@ -123,6 +124,7 @@ class RenderedPrompt:
             seed=seed,
             n=n,
             deadline_s=deadline_s,
+            stall_s=stall_s,
             cold=cold,
         )
 

@@ -38,7 +38,7 @@ from selfdebug.server.engine.modes import (
 from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, ShownTest
 from selfdebug.server.engine.recorder import Recorder
 from selfdebug.server.engine.target import TargetFunction, TargetNotFound, locate
-from selfdebug.server.engine.transcript import Transcript
+from selfdebug.server.engine.transcript import Transcript, compact_run
 from selfdebug.server.engine.types import (
     DebugRequest,
     DebugResult,
@@ -95,29 +95,6 @@ def _missing(nodeids: list[str], run: RunResult) -> list[str]:
     return [n for n in nodeids if not any(nodeid_covers(n, s) for s in seen)]
 
 
-def _compact(run: RunResult) -> dict[str, Any]:
-    return {
-        "passed": run.passed,
-        "total": run.total,
-        "error": run.error,
-        "timed_out": run.timed_out,
-        "isolation": run.isolation,
-        "duration": round(run.duration, 3),
-        "tests": [
-            {
-                "nodeid": t.nodeid,
-                "outcome": t.outcome,
-                "exc_type": t.exc_type,
-                "message": t.message[:300],
-                "assert_left": t.assert_left,
-                "assert_right": t.assert_right,
-                "probes": len(t.probes),
-            }
-            for t in run.tests
-        ],
-    }
-
-
 def _label(request: DebugRequest) -> str:
     file = Path(request.file).resolve()
     try:
@@ -151,29 +128,6 @@ def read_target(request: DebugRequest) -> tuple[str, TargetFunction]:
         raise _Stop("error", f"{_label(request)}: {error}")
 
 
-def _record_end(recorder: Recorder, result: DebugResult) -> None:
-    recorder.record(
-        "session_end",
-        stop_reason=result.stop_reason,
-        error=result.error,
-        turns=result.turns,
-        mode=result.mode,
-        summary=result.summary(),
-        chosen_before=result.chosen_before,
-        chosen_after=result.chosen_after,
-        wider_before=result.wider_before,
-        wider_after=result.wider_after,
-        explanation=result.explanation,
-        diff=result.diff,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        model_calls=result.model_calls,
-        seconds=round(result.seconds, 3),
-        model_seconds=round(result.model_seconds, 3),
-        failed_calls=[call.describe() for call in result.failed_calls],
-    )
-
-
 class Session:
     """A session on a located function (see `run_session`, which locates it first)."""
 
@@ -199,7 +153,9 @@ class Session:
         self.cancel = cancel or CancelToken()
         self.started = started
         prompts = PromptLibrary(request.prompts_dir)
-        self.model = ModelCaller(backend, prompts, request, self.cancel, self.record)
+        self.model = ModelCaller(
+            backend, prompts, request, self.cancel, self.record, recorder.model_progress
+        )
         self.file = Path(request.file).resolve()
         self.label = _label(request)
         self.turn = 0
@@ -294,7 +250,7 @@ class Session:
             cancel=self.cancel,
             timeout_s=max(remaining, 1.0) if remaining is not None else None,
         )
-        self.record("tests", label=label, probes=probes, result=_compact(result))
+        self.record("tests", label=label, probes=probes, result=compact_run(result))
         if result.cancelled or self.cancel.cancelled:
             raise Cancelled(self.cancel.reason or "cancelled")
         return result
@@ -492,7 +448,7 @@ class Session:
             for t in self.wider_before.tests
             if t.ok and (t.nodeid not in now or not now[t.nodeid].ok)
         ]
-        self.record("guard", broken=[t.nodeid for t in broken], result=_compact(after))
+        self.record("guard", broken=[t.nodeid for t in broken], result=compact_run(after))
         return broken, after
 
     # -- memory --------------------------------------------------------------------------------
@@ -778,7 +734,7 @@ class Session:
             self.best = None
             error = error or f"regression guard failed: {problem}"
         result = self._result(stop, error)
-        _record_end(self.recorder, result)
+        self.recorder.session_end(result)
         self.close()
         return result
 
@@ -870,7 +826,7 @@ def run_session(
         source, target = read_target(request)
     except _Stop as halt:
         result = _unlocated_result(request, halt.message, started)
-        _record_end(recorder, result)
+        recorder.session_end(result)
         recorder.close()
         return result
     session = Session(

@@ -10,9 +10,12 @@ import json
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from selfdebug.server.engine.redact import scrub_value
+
+if TYPE_CHECKING:
+    from selfdebug.server.runner.results import RunResult
 
 
 def _default(value: Any) -> Any:
@@ -57,3 +60,27 @@ class Transcript:
 
 def read_transcript(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def compact_run(run: RunResult) -> dict[str, Any]:
+    """A test run as the transcript keeps it: the tally and each test's outcome, in short."""
+    return {
+        "passed": run.passed,
+        "total": run.total,
+        "error": run.error,
+        "timed_out": run.timed_out,
+        "isolation": run.isolation,
+        "duration": round(run.duration, 3),
+        "tests": [
+            {
+                "nodeid": t.nodeid,
+                "outcome": t.outcome,
+                "exc_type": t.exc_type,
+                "message": t.message[:300],
+                "assert_left": t.assert_left,
+                "assert_right": t.assert_right,
+                "probes": len(t.probes),
+            }
+            for t in run.tests
+        ],
+    }

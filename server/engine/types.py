@@ -59,7 +59,11 @@ class DebugRequest:
     probe_level: Literal["blocks", "lines"] = "lines"
     log_chars: int = 4000  # probe/print log shown to the model, truncated with a marker
     prompts_dir: Path | None = None  # overrides templates by name (also env SELFDEBUG_PROMPTS_DIR)
-    model_call_deadline_s: float = 120.0  # per call (modelCallDeadline, --call-deadline)
+    # A call is stopped when it made no progress (no prompt batch, no token) for this long
+    # (modelStallSeconds, --stall-limit), or when the session's time budget is spent.
+    model_stall_s: float = 40.0
+    # A fixed total per call on top of that (modelCallDeadline, --call-deadline); 0: none.
+    model_call_deadline_s: float = 0.0
     max_edits: int = 300  # edit search (mode `search`, first step of `auto`): candidates at most
     auto_search: bool = True  # `auto` runs the edit search after a first turn that fails
     tests_found_by: str = ""  # how `tests` were chosen, one line (request.choose_tests)
@@ -75,6 +79,7 @@ class Progress:
     percentage: int
     message: str = ""
     mode: str = ""  # the mode the turn runs in ("" before it is known)
+    model: str = ""  # how far the running model call has come ("model: 140 tokens, 6 tok/s")
     # Set once, on the event right after the baseline run (the chosen tests on the unmodified
     # text): a front end can show those failures at once instead of running the tests again.
     baseline: RunResult | None = None

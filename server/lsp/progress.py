@@ -28,14 +28,16 @@ logger = logging.getLogger(__name__)
 
 
 def progress_message(event: Progress) -> str:
-    """'turn 2/10, explain mode: asking the model to explain the code line by line, then fix it';
-    without a mode (before it is resolved) the engine's own wording."""
+    """'turn 2/10, explain mode: asking the model to explain the code line by line, then fix it;
+    model: 140 tokens, 6 tok/s'; without a mode (before it is resolved) the engine's own
+    wording."""
     if event.mode and event.turn:
         # the mode's own step, not only "asking the model" (an `explain` turn takes longer, and why)
         strategy = STRATEGIES.get(cast("Mode", event.mode))  # unknown text: no strategy
         step = strategy.asks if strategy and event.phase == "asking the model" else ""
         head = f"turn {event.turn}/{event.max_turns}, {event.mode} mode"
-        return f"{head}: {step or event.phase}"
+        model = f"; {event.model}" if event.model else ""  # how far the running call has come
+        return f"{head}: {step or event.phase}{model}"
     if event.message:
         return event.message
     return f"turn {event.turn}/{event.max_turns}: {event.phase}" if event.turn else event.phase

@@ -62,7 +62,10 @@ class ServerSettings:
     api_key_env: str = "OPENAI_API_KEY"  # the NAME of the variable holding the key
     allow_remote: bool = False
     model_keep_alive: float = attrs.field(default=300.0, validator=_not_negative)  # s idle
-    model_call_deadline: float = attrs.field(default=120.0, validator=_positive)  # s per call
+    # A model call is stopped after this long without progress (no prompt batch, no token)...
+    model_stall_seconds: float = attrs.field(default=40.0, validator=_positive)
+    # ... or past this fixed total per call (0: none; the session's budget still applies).
+    model_call_deadline: float = attrs.field(default=0.0, validator=_not_negative)
     lookup_decoding: bool = False  # local model: prompt-lookup decoding (slower on a CPU)
     mode: Mode = "auto"  # checked against the Literal's values (see `strict_converter`)
     max_turns: int = attrs.field(default=10, validator=_positive)
@@ -204,6 +207,7 @@ def backend_settings(settings: ServerSettings) -> BackendSettings:
         api_key_env=settings.api_key_env,
         allow_remote=settings.allow_remote,
         keep_alive_s=settings.model_keep_alive,
+        stall_s=settings.model_stall_seconds,
         timeout_s=settings.model_call_deadline,
         lookup_decoding=settings.lookup_decoding,
     )
@@ -243,6 +247,7 @@ def debug_request(
         max_turns=settings.max_turns,
         samples=settings.samples,
         test_timeout_s=settings.test_timeout,
+        model_stall_s=settings.model_stall_seconds,
         model_call_deadline_s=settings.model_call_deadline,
         source_override=source_override,
         transcript_path=transcript_path,
