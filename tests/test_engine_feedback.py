@@ -290,3 +290,27 @@ def test_the_model_and_the_editor_read_the_same_failure_words(fields, detail):
     for_editor = failure_message(test)
     assert for_model.startswith(f"{test.outcome.upper()} t.py::test_f: {detail}")
     assert for_editor.startswith("t.py::test_f") and for_editor.endswith(detail)
+
+
+def test_a_prompt_shows_the_sources_of_a_few_tests_in_order_and_none_empty(tmp_path):
+    """Forty chosen tests would cost a small model thousands of prompt tokens: the prompt shows
+    the first six whose source is found, in the session's order (failing first), and skips a
+    test inherited from a mixin class (it has no source of its own in its class)."""
+    from selfdebug.server.engine.feedback import sources_to_show
+
+    body = "".join(f"    def test_{i}(self):\n        assert {i}\n" for i in range(8))
+    (tmp_path / "test_m.py").write_text(
+        f"class Mixin:\n{body}\n\nclass TestReal(Mixin):\n    pass\n\n"
+        "def test_fails():\n    assert False\n"
+    )
+    nodeids = [
+        "test_m.py::test_fails",
+        "test_m.py::TestReal::test_0",  # inherited: collected under TestReal, defined in Mixin
+        *(f"test_m.py::Mixin::test_{i}" for i in range(8)),
+    ]
+    shown = sources_to_show(tmp_path, nodeids)
+    assert [nodeid for nodeid, _ in shown] == [
+        "test_m.py::test_fails",
+        *(f"test_m.py::Mixin::test_{i}" for i in range(5)),
+    ]
+    assert all(source.strip() for _, source in shown)

@@ -26,6 +26,7 @@ from selfdebug.server.runner.results import (
 FIELD_CHARS = 300  # one value (left/right of an assertion, an exception message)
 FAILURE_CHARS = 900  # one failing test, all told
 TEST_SOURCE_LINES = 30
+TESTS_SHOWN = 6  # test sources in a prompt; the results of every chosen test are still shown
 FAILURES_SHOWN = 3  # failing tests shown in full; the rest are counted
 
 
@@ -345,6 +346,23 @@ def describe_failures(
 
 def first_failing(run: RunResult) -> str | None:
     return next((t.nodeid for t in run.tests if not t.ok), None)
+
+
+def sources_to_show(
+    project_root: Path, nodeids: list[str], limit: int = TESTS_SHOWN
+) -> list[tuple[str, str]]:
+    """(node id, source) of the first `limit` tests whose source can be found, in the given
+    order (a discovered session's failing tests come first). A real method can have forty tests
+    (2,800 prompt tokens on a cachetools descriptor), and those inherited from a mixin class
+    have no source of their own: an empty block only costs the small model's attention."""
+    shown: list[tuple[str, str]] = []
+    for nodeid in nodeids:
+        source = source_of_test(project_root, nodeid)
+        if source.strip():
+            shown.append((nodeid, source))
+        if len(shown) >= limit:
+            break
+    return shown
 
 
 def source_of_test(project_root: Path, nodeid: str) -> str:

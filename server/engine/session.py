@@ -167,8 +167,10 @@ class Session:
         self.strategy: ModeStrategy = STRATEGIES[self.plan[0].mode]
         self.mode: Mode = request.mode  # the requested one until the first turn runs
         self.tests_shown = [
-            ShownTest(nodeid, feedback.source_of_test(Path(request.project_root), nodeid))
-            for nodeid in request.tests
+            ShownTest(nodeid, source)
+            for nodeid, source in feedback.sources_to_show(
+                Path(request.project_root), request.tests
+            )
         ]
         self.chosen_before: RunResult | None = None
         self.wider_before: RunResult | None = None
