@@ -140,6 +140,7 @@ def test_wheel_builds_quietly_and_holds_every_file_of_the_package(
         "selfdebug/server/runner/_selfdebug_launcher_v1.py",
         "selfdebug/server/runner/_selfdebug_pytest_plugin_v1.py",
         "selfdebug/server/runner/_selfdebug_search_v1.py",
+        "selfdebug/server/runner/_selfdebug_inputs_v1.py",
         "selfdebug/instrument/runtime/_selfdebug_probe_rt_v1.py",
         "selfdebug/demo_project/shop.py",
         "selfdebug/demo_project/check_shop.py",

@@ -3,7 +3,8 @@
 Judges up to `--edits` candidate edits of one QuixBugs-sized function (our built-in one, or a
 dataset problem with its visible and hidden tests) through the real runner, many candidates per
 test process, and prints `candidates_per_s` (edits judged / wall seconds of the judging, process
-starts included; goal >= 20/s on 2 cores) and `coverage_overhead`: the localization run (the
+starts included, and the generated-input check of the edits that pass (search.judge_survivors)
+with them; goal >= 20/s on 2 cores) and `coverage_overhead`: the localization run (the
 tests with line coverage of the target, through the runner) / a plain run of the same tests
 through the runner, medians of `--repeats`; goal < 1.5. Also `coverage_overhead_tests_only`:
 the tests' own time with tracing / without, in one process, each test's fastest of the repeats
@@ -146,9 +147,10 @@ def measure(
             started = time.monotonic()
             judged = searcher.judge(codes, tests[:1], tests[1:], stop_after=0)
             seconds = time.monotonic() - started
-    if judged.error:
-        raise RuntimeError(f"judging failed: {judged.error}")
-    rate = len(judged.verdicts) / seconds if seconds > 0 else 0.0
+            if judged.error:
+                raise RuntimeError(f"judging failed: {judged.error}")
+            check = _crosscheck(searcher, qualname, candidates, judged, tests, target)
+    rate = len(judged.verdicts) / (seconds + check.seconds) if seconds > 0 else 0.0
     plain = sum(t[0] for t in best.values())
     in_process = sum(t[1] for t in best.values()) / plain if plain > 0 else 0.0
     overhead = statistics.median(covered_runs) / statistics.median(plain_runs)
@@ -160,6 +162,9 @@ def measure(
         "judged": len(judged.verdicts),
         "timed_out": timed_out,
         "judge_seconds": round(seconds, 3),
+        "crosscheck_seconds": round(check.seconds, 3),
+        "crosscheck_versions": len(check.outcomes) - 1 if check.outcomes else 0,
+        "crosscheck_inputs": len(check.inputs),
         "candidates_per_s": round(rate, 1),
         "coverage_overhead": round(overhead, 3),
         "plain_run_s": round(statistics.median(plain_runs), 3),
@@ -174,6 +179,30 @@ def measure(
         "load_average_1min": round(os.getloadavg()[0], 2),
         "cpus": os.cpu_count(),
     }
+
+
+def _crosscheck(
+    searcher: Any, qualname: str, candidates: Any, judged: Any, tests: Any, target: Any
+) -> Any:
+    """The generated-input check of a search (search.judge_survivors): the distinct edits that
+    pass every test, at most MAX_CHECKED, and the original on the generated inputs."""
+    from selfdebug.server.engine.search import MAX_CHECKED, behaviour_key
+    from selfdebug.server.runner.search_runner import CandidateCode
+
+    passing, seen = [], set()
+    for index, verdict in sorted(judged.verdicts.items()):
+        outcomes = verdict.outcomes
+        if verdict.timed_out or len(outcomes) < len(tests):
+            continue
+        if all(o == "passed" for o in outcomes.values()):
+            key = behaviour_key(candidates[index].code)
+            if key not in seen:
+                seen.add(key)
+                passing.append(CandidateCode(index, candidates[index].code, target.start_line + 1))
+    check = searcher.crosscheck(passing[:MAX_CHECKED], tests)
+    if check.error:
+        raise RuntimeError(f"generated-input check failed: {check.error}")
+    return check
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -199,6 +228,11 @@ def main(args: argparse.Namespace) -> int:
         f"  {figures['judged']} edits judged in {figures['judge_seconds']} s: "
         f"{figures['candidates_per_s']} candidates/s (goal >= {CANDIDATES_GOAL:g}), "
         f"{figures['timed_out']} timed out"
+    )
+    print(
+        f"  generated-input check: {figures['crosscheck_versions']} passing edits and the "
+        f"original on {figures['crosscheck_inputs']} inputs in {figures['crosscheck_seconds']} s"
+        " (counted in candidates/s)"
     )
     print(
         f"  coverage overhead {figures['coverage_overhead']}x a plain run "

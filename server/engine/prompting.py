@@ -66,7 +66,7 @@ class PromptVars:
     repeat_note: str = ""  # the last answer or this request repeats an earlier one
     code_only: bool = False  # ask for the code alone (the last answer was cut at its length)
     suspicious: str = ""  # "lines most likely at fault: 7, 5" (localize.py); "" when unknown
-    search_hint: str = ""  # edits that pass the tests at several lines (search.disagreement)
+    search_hint: str = ""  # edits that pass the tests at several lines (search.judge_survivors)
     turn: int = 1
     max_turns: int = 1
 

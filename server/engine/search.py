@@ -9,9 +9,11 @@ Steps (each a plain function, so the session, the benchmark and the tests call t
   time budget and cancel stop a batch at once, by killing its process);
 - `rank_survivors`: edits that pass every chosen test, ranked by wider tests passed, then edit
   size, then agreement with the model's candidates, then line rank;
-- `disagreement`: survivors that are different programs at different lines mean the tests
-  cannot tell where the bug is (the classic overfitting of such a search): nothing is proposed
-  on that evidence, the survivors are shown to the user and the model instead;
+- `judge_survivors`: the distinct survivors and the original run on inputs generated from the
+  tests' own calls (crosscheck.py): survivors that agree everywhere are one answer (the
+  smallest is proposed); survivors at different lines that disagree mean the tests cannot tell
+  where the bug is (the classic overfitting of such a search): nothing is proposed, and the
+  input that separates them is shown to the user and the model instead;
 - `search_step`: all of it for a session; the winner is run once more the normal way (a fresh
   pytest process, chosen and wider tests) so that its evidence is what every fix is judged by.
 """
@@ -27,6 +29,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine.candidate import Candidate, program_key
+from selfdebug.server.engine.crosscheck import (
+    CrossCheck,
+    Versions,
+    describe_separation,
+    run_crosscheck,
+)
 from selfdebug.server.engine.localize import Localization, SuspiciousLine, rank_lines
 from selfdebug.server.engine.mutate import Edit, generate_edits
 from selfdebug.server.engine.target import TargetFunction
@@ -42,6 +50,8 @@ if TYPE_CHECKING:
     from selfdebug.server.runner import ProjectRunner
 
 SearchStop = Literal["found", "exhausted", "cancelled", "time_budget", "error", "skipped"]
+MAX_CHECKED = 10  # distinct survivors run on generated inputs
+MIN_INPUTS = 20  # fewer: the inputs say little the tests did not
 FIRST_BATCH = 40  # a first answer (and progress) soon; later batches are larger
 BATCH = 150
 
@@ -51,6 +61,8 @@ class SearchSettings:
     max_edits: int = 300  # candidates tried at most
     top_lines: int = 8  # suspicious lines edited
     stop_after: int = 3  # full passes that end the search early
+    crosscheck: bool = True  # survivors run against each other on generated inputs
+    generated_inputs: int = 200
     min_candidate_timeout_s: float = 0.5  # per candidate, all its tests together
     max_candidate_timeout_s: float = 5.0
 
@@ -98,15 +110,20 @@ class SearchStep:
     coverage: CoverageRun | None = None
     search: SearchResult | None = None
     fix: VerifiedFix | None = None
-    ambiguous: list[Survivor] = field(default_factory=list)  # see `disagreement`
+    ambiguous: list[Survivor] = field(default_factory=list)  # see `judge_survivors`
+    crosscheck: CrossCheck | None = None
+    separation: str = ""  # the generated input on which the ambiguous edits differ
+    agreement: str = ""  # survivors that behave the same
 
     def ambiguity_note(self, k: int = 3) -> str:
-        """For the user and the model: the edits the tests could not choose between."""
+        """For the user and the model: the edits the tests could not choose between, and
+        the input that tells them apart when one was found."""
         if not self.ambiguous:
             return ""
         shown = "; ".join(s.edit.describe() for s in self.ambiguous[:k])
         more = f" and {len(self.ambiguous) - k} more" if len(self.ambiguous) > k else ""
-        return f"{len(self.ambiguous)} different small edits make the tests pass: {shown}{more}"
+        note = f"{len(self.ambiguous)} different small edits make the tests pass: {shown}{more}"
+        return f"{note}; they differ {self.separation}" if self.separation else note
 
 
 ProgressFn = Callable[[str, float], None]
@@ -256,16 +273,130 @@ def rank_survivors(
     return survivors
 
 
-def disagreement(survivors: Sequence[Survivor]) -> list[Survivor]:
-    """The distinct programs among the survivors that keep the wider tests (best first) when
-    they sit at more than one line; [] when the tests point at one line.
+@dataclass
+class SurvivorVerdict:
+    """What the survivors come to once run against each other (see `judge_survivors`)."""
 
-    Measured on QuixBugs dev (visible tests: one or two cases): of 13 plausible search fixes, 5
-    failed hidden tests; 2 of those 5 had survivors at several lines, 1 of the 8 right ones did.
-    Survivors at one line agree on where the bug is; the smallest edit there is taken."""
-    kept = [s for s in survivors if not s.breaks_wider]
-    found = [group[0] for group in _by_program(kept).values()]
-    return found if len({s.edit.line for s in found}) > 1 else []
+    chosen: list[Survivor] = field(default_factory=list)  # to verify, best first
+    ambiguous: list[Survivor] = field(default_factory=list)  # differing answers: none chosen
+    check: CrossCheck | None = None
+    separation: str = ""  # the input that tells the ambiguous ones apart, each one's result
+    agreement: str = ""  # "2 edits at lines 6 and 7 behave the same on 200 generated inputs"
+    flaws: dict[int, str] = field(default_factory=dict)  # id(survivor) -> flaw note
+    groups: list[list[str]] = field(default_factory=list)  # the edits, by behaviour
+    rule: str = ""  # which rule decided ("one answer", "only a repair", "one line", ...)
+
+    def notes(self, survivor: Survivor) -> list[str]:
+        """What the proposed edit's explanation and warnings say about this evidence."""
+        notes = [self.agreement] if self.agreement else []
+        return notes + ([self.flaws[id(survivor)]] if id(survivor) in self.flaws else [])
+
+
+def judge_survivors(
+    context: SearchContext, searcher: SearchRunner, kept: Sequence[Survivor]
+) -> SurvivorVerdict:
+    """The distinct programs among `kept` (best first; a pair whose part passes alone is
+    left out: its other change is not needed), run with the original on generated
+    inputs (crosscheck.py). Those that raise where the original returned give way to those
+    that do not; the rest that agree everywhere are one answer (the first, smallest, is
+    proposed). When they disagree, the one answer that keeps every result the original
+    returned normally, where each other one changes some (`CrossCheck.only_repair`: it fixes
+    a crash or a hang and nothing else), is proposed; else, at more than one line, nothing is
+    proposed and the input that separates them is shown instead; at one line, the smallest
+    edit there.
+
+    Without that evidence (no inputs could be made), survivors at several lines are treated
+    as disagreeing. Measured on QuixBugs dev before the check (visible tests: one or two
+    cases): of 13 plausible search fixes, 5 failed hidden tests; 2 of those 5 had survivors at
+    several lines, 1 of the 8 right ones did."""
+    alone = {s.edit.code for s in kept}
+    kept = [s for s in kept if not any(p.code in alone for p in s.edit.parts)]  # minimal ones
+    programs = [group[0] for group in _by_program(kept).values()][:MAX_CHECKED]
+    verdict = SurvivorVerdict()
+    if not programs:
+        return verdict
+    check = verdict.check = _crosscheck(context, searcher, programs)
+    if check is None:  # no evidence: one line or nothing
+        verdict.rule = "no generated inputs"
+        if len({n for s in programs for n in s.edit.lines}) <= 1:
+            verdict.chosen = list(programs)
+        else:
+            verdict.ambiguous = list(programs)
+        return verdict
+    keys = {id(s): str(i) for i, s in enumerate(programs)}
+    by_key = {keys[id(s)]: s for s in programs}
+    for survivor in programs:
+        note = check.flaw_note(keys[id(survivor)])
+        if note:
+            verdict.flaws[id(survivor)] = note
+    candidates = [s for s in programs if id(s) not in verdict.flaws] or programs
+    flawed = [s for s in programs if s not in candidates]  # tried only if the rest fail
+    groups = check.behaviour_groups([keys[id(s)] for s in candidates])
+    verdict.groups = [[by_key[k].edit.describe() for k in group] for group in groups]
+    firsts = [by_key[group[0]] for group in groups]
+    repair = check.only_repair([group[0] for group in groups]) if len(groups) > 1 else None
+    if len(groups) == 1:
+        verdict.rule = "one answer"
+        verdict.chosen = [by_key[k] for k in groups[0]] + flawed
+        if len(groups[0]) > 1:
+            lines = sorted({n for k in groups[0] for n in by_key[k].edit.lines})
+            verdict.agreement = (
+                f"{len(groups[0])} edits at {_lines_text(lines)} behave the same on "
+                f"{check.inputs} generated inputs"
+            )
+    elif repair is not None:
+        verdict.rule = "only a repair"
+        verdict.chosen = [by_key[k] for k in next(g for g in groups if g[0] == repair)]
+        verdict.agreement = (
+            f"of {len(groups)} answers that differ on {check.inputs} generated inputs, the only "
+            "one that keeps every result the original returned (it answers only where the "
+            "original raised or did not finish)"
+        )
+    elif len({n for s in firsts for n in s.edit.lines}) <= 1:
+        verdict.rule = "one line"
+        verdict.chosen = list(candidates)
+    else:
+        verdict.rule = "ambiguous"
+        verdict.ambiguous = firsts
+        separation = check.separating([keys[id(s)] for s in firsts])
+        if separation is not None:
+            labels = {keys[id(s)]: s.edit.describe() for s in firsts[:3]}
+            verdict.separation = describe_separation(separation, labels)
+    return verdict
+
+
+def _lines_text(lines: Sequence[int]) -> str:
+    if len(lines) == 1:
+        return f"line {lines[0]}"
+    return "lines " + ", ".join(str(n) for n in lines[:-1]) + f" and {lines[-1]}"
+
+
+def _crosscheck(
+    context: SearchContext, searcher: SearchRunner, programs: Sequence[Survivor]
+) -> CrossCheck | None:
+    """The programs and the original on generated inputs; None when that gives no evidence
+    (no calls recorded, too few inputs, an error): see the transcript's `crosscheck` event."""
+    if not context.settings.crosscheck:
+        return None
+    versions = Versions({str(i): s.edit.code for i, s in enumerate(programs)},
+                        context.target.start_line + 1)  # fmt: skip
+    tests = list(dict.fromkeys(context.chosen + context.wider))
+    context.progress(f"running {len(programs)} edits on generated inputs", 0.9)
+    check = run_crosscheck(
+        searcher, context.target.name, versions, tests,
+        count=context.settings.generated_inputs, cancel=context.cancel,
+        timeout_s=_left(context.deadline),
+    )  # fmt: skip
+    context.cancel.raise_if_cancelled()
+    context.event(
+        "crosscheck",
+        versions=len(programs),
+        inputs=check.inputs,
+        recorded=check.run.recorded,
+        error=check.run.error,
+        seconds=round(check.run.seconds, 3),
+    )
+    return check if check.usable and check.inputs >= MIN_INPUTS else None
 
 
 def simplest_first(survivors: Sequence[Survivor]) -> list[Survivor]:
@@ -334,6 +465,8 @@ class SearchContext:
     progress: ProgressFn = _nothing
     event: EventFn = _nothing  # transcript
     settings: SearchSettings = field(default_factory=SearchSettings)
+    first_lines: list[int] = field(default_factory=list)  # edited before the suspicious lines
+    found_on: str = ""  # what the edits change, for `found_by` ("the model's candidate")
 
 
 def search_step(context: SearchContext, *, search: bool) -> SearchStep:
@@ -359,6 +492,10 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         return step
     started = time.monotonic()
     lines = localization.lines or _all_lines(context.target)  # no evidence: every line, in order
+    if context.first_lines:  # lines named by the caller (a model's changes) rank first
+        top = max([s.score for s in lines], default=0.0) + 1.0
+        given = [SuspiciousLine(n, top, 0, 0, 0, 0) for n in context.first_lines]
+        lines = given + [s for s in lines if s.line not in set(context.first_lines)]
     edits = candidate_edits(context.target, lines, context.settings)
     wider_before = {t.nodeid for t in (context.wider_before.tests if context.wider_before else [])
                     if t.ok and t.nodeid not in context.chosen}  # fmt: skip
@@ -398,18 +535,29 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     )
     if stop == "cancelled":
         raise Cancelled(context.cancel.reason or "cancelled")
-    alone = {s.edit.code for s in survivors}  # a pair whose part passes alone: not needed
-    survivors = [s for s in survivors if not any(p.code in alone for p in s.edit.parts)]
-    step.ambiguous = disagreement(survivors)
+    kept = simplest_first([s for s in survivors if not s.breaks_wider])
+    verdict = judge_survivors(context, searcher, kept)
+    if verdict.rule:
+        context.event(
+            "survivors_judged",
+            rule=verdict.rule,
+            groups=verdict.groups[:10],
+            chosen=[s.edit.describe() for s in verdict.chosen[:3]],
+            flaws=list(verdict.flaws.values())[:5],
+            agreement=verdict.agreement,
+        )
+    step.ambiguous, step.crosscheck = verdict.ambiguous, verdict.check
+    step.separation, step.agreement = verdict.separation, verdict.agreement
     if step.ambiguous:
         context.event(
             "search_ambiguous",
-            lines=sorted({s.edit.line for s in step.ambiguous}),
+            lines=sorted({n for s in step.ambiguous for n in s.edit.lines}),
             edits=[s.edit.describe() for s in step.ambiguous[:10]],
+            separation=verdict.separation,
         )
         return step
-    for survivor in simplest_first([s for s in survivors if not s.breaks_wider])[:3]:
-        step.fix = _verify(context, survivor.edit)
+    for survivor in verdict.chosen[:3]:
+        step.fix = _verify(context, survivor.edit, verdict.notes(survivor))
         if step.fix is not None:
             break
     return step
@@ -430,7 +578,7 @@ def _left(deadline: float | None) -> float | None:
     return None if deadline is None else max(1.0, deadline - time.monotonic())
 
 
-def _verify(context: SearchContext, edit: Edit) -> VerifiedFix | None:
+def _verify(context: SearchContext, edit: Edit, notes: Sequence[str] = ()) -> VerifiedFix | None:
     """Run the winner as any fix is run (fresh process, chosen then wider tests); None when it
     does not hold up there (state left over between candidates would show here)."""
     new_source = context.target.replace_in(context.source, edit.code)
@@ -449,10 +597,14 @@ def _verify(context: SearchContext, edit: Edit) -> VerifiedFix | None:
             context.event("search_verify", ok=False, edit=edit.describe(), why="wider tests")
             return None
     context.event("search_verify", ok=True, edit=edit.describe())
+    flaws = [n for n in notes if n.startswith("raises ")]
+    agreement = "".join(f"; {n}" for n in notes if not n.startswith("raises "))
     candidate = Candidate(
         reply="",
         code=edit.code,
         new_source=new_source,
-        explanation=f"edit search: {edit.describe()}",
+        explanation=f"edit search: {edit.describe()}{agreement}",
+        warnings=[f"edit search: the edit {n}" for n in flaws],
     )
-    return VerifiedFix(candidate, chosen, wider, f"edit search at line {edit.line}")
+    on = f" on {context.found_on}" if context.found_on else ""
+    return VerifiedFix(candidate, chosen, wider, f"edit search at line {edit.line}{on}")

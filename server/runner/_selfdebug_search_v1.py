@@ -358,6 +358,9 @@ def _search_loop(session, job):
         plain_s, tests, covered_s = _coverage(items, codes, bool(job.get("measure")), timeout)
         _emit({"event": "search_coverage", "tests": tests, "plain_s": plain_s,
                "covered_s": covered_s})  # fmt: skip
+    if job.get("crosscheck"):
+        _crosscheck(function, chosen + wider, job)
+        return
     candidates = job.get("candidates", [])
     if not candidates:
         return
@@ -387,6 +390,45 @@ def _search_loop(session, job):
         _emit({"event": "result", "nodeid": nodeid, "outcome": "passed"})
         if job.get("stop_after") and full_passes >= job["stop_after"]:
             break
+
+
+def _crosscheck(function, items, job):
+    """The original and every candidate on inputs generated from the tests' own calls of the
+    function (_selfdebug_inputs_v1.py); one `crosscheck` event with the inputs and outcomes."""
+    import _selfdebug_inputs_v1 as inputs  # type: ignore[import-not-found]  # in our folder
+
+    original = function.__code__
+    settings = job["crosscheck"]
+    with inputs.Recorder(original) as recorder:
+        for item in items:
+            if len(recorder.recorded()) >= settings.get("max_recorded", 20):
+                break
+            _with_alarm(settings.get("record_test_s", 1.0),
+                        lambda i=item: _run_items([i], False, "search:record"))  # fmt: skip
+    recorded = recorder.recorded()
+    generated = inputs.generate(recorded, settings.get("count", 200), settings.get("seed", 0))
+    codes, problems = {"original": original}, {}
+    for candidate in job.get("candidates", []):
+        code, problem = _compile_candidate(
+            candidate["code"], candidate["first_line"], original.co_filename, original
+        )
+        if code is None:
+            problems[str(candidate["id"])] = problem
+        else:
+            codes[str(candidate["id"])] = code
+    _emit({"event": "start", "nodeid": "search:crosscheck:measure"})
+    cpu_s = inputs.call_limit(function, recorded, settings.get("max_call_cpu_s", 0.2))
+    _emit({"event": "result", "nodeid": "search:crosscheck:measure", "outcome": "passed"})
+    budget_s = settings.get("budget_s", 2.0)
+    outcomes = {}
+    for key, code in codes.items():
+        _emit({"event": "start", "nodeid": f"search:crosscheck:{key}"})
+        outcomes.update(inputs.run_all(function, {key: code}, generated, cpu_s, budget_s))
+        _emit({"event": "result", "nodeid": f"search:crosscheck:{key}", "outcome": "passed"})
+    _emit({"event": "search_crosscheck", "recorded": len(recorded),
+           "record_problems": recorder.problems,
+           "inputs": [inputs.describe(a, k) for a, k in generated], "outcomes": outcomes,
+           "problems": problems, "call_cpu_s": cpu_s})  # fmt: skip
 
 
 def _with_alarm(seconds, run):

@@ -19,6 +19,7 @@ from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner.runner import PluginRun, ProjectRunner
 
 PLUGIN = Path(__file__).with_name("_selfdebug_search_v1.py")
+INPUTS = Path(__file__).with_name("_selfdebug_inputs_v1.py")  # imported by the plugin
 MAX_RESTARTS = 5
 
 
@@ -57,6 +58,20 @@ class Verdict:
     outcomes: dict[str, str]  # nodeid -> outcome (chosen tests stop at the first failure)
     problem: str = ""  # did not compile / does not fit the closure
     timed_out: bool = False
+    seconds: float = 0.0
+
+
+@dataclass
+class CrossCheckRun:
+    """Versions of the function run on generated inputs (_selfdebug_inputs_v1.py): each input's
+    text (`[3, 1], 2`), and per version id ("original" or a candidate's id) one outcome per
+    input: `ok:<result>`, `raise:<exception type>` or `timeout`."""
+
+    inputs: list[str] = field(default_factory=list)
+    outcomes: dict[str, list[str]] = field(default_factory=dict)
+    recorded: int = 0  # calls of the function seen in the tests (the inputs' models)
+    problems: dict[str, str] = field(default_factory=dict)  # id -> why it did not compile
+    error: str = ""
     seconds: float = 0.0
 
 
@@ -133,6 +148,50 @@ class SearchRunner:
                 result.error = str(event["message"])
         if not result.tests and not result.error:
             result.error = _failure(run)
+        return result
+
+    def crosscheck(
+        self,
+        candidates: Sequence[CandidateCode],
+        tests: Sequence[str],
+        *,
+        count: int = 200,
+        seed: int = 0,
+        cancel: CancelToken | None = None,
+        timeout_s: float | None = None,
+    ) -> CrossCheckRun:
+        """The original and `candidates` on `count` inputs generated from the calls `tests` make
+        of the function, in one process (same sandbox; a CPU alarm per call)."""
+        import shutil
+        import time
+
+        started = time.monotonic()
+        tools = self.runner.supervisor.tools
+        if not (tools / INPUTS.name).exists():  # the plugin imports it from its own folder
+            shutil.copyfile(INPUTS, tools / INPUTS.name)
+        per_version_s = max(0.5, min(2.0, self.runner.settings.test_timeout_s / 2 - 0.5))
+        job = {
+            "chosen": list(tests),
+            "test_timeout_s": max(0.5, self.runner.settings.test_timeout_s - 0.5),
+            "crosscheck": {"count": count, "seed": seed, "budget_s": per_version_s},
+            "candidates": [
+                {"id": c.id, "code": c.code, "first_line": c.first_line} for c in candidates
+            ],
+        }
+        run = self._run(job, tests, cancel, timeout_s)
+        result = CrossCheckRun()
+        for event in run.events:
+            if event.get("event") == "search_crosscheck":
+                result.inputs = [str(x) for x in event["inputs"]]
+                result.outcomes = {str(k): [str(o) for o in v]
+                                   for k, v in event["outcomes"].items()}  # fmt: skip
+                result.recorded = int(event.get("recorded", 0))
+                result.problems = {str(k): str(v) for k, v in event.get("problems", {}).items()}
+            elif event.get("event") == "search_error":
+                result.error = str(event["message"])
+        if not result.outcomes and not result.error:
+            result.error = _failure(run)
+        result.seconds = time.monotonic() - started
         return result
 
     def judge(

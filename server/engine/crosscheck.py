@@ -1,0 +1,193 @@
+"""Versions of the function judged against each other on generated inputs, not only on the tests.
+
+The tests pass for every plausible candidate; whether two of them are one answer, and whether
+one breaks what the original did, is measured instead of assumed: the original and the
+candidates run on inputs generated from the tests' own calls of the function
+(server/runner/_selfdebug_inputs_v1.py, one process, CPU alarms). Two versions agree on an
+input when both return equal results (arguments left equal too), or neither returns (any
+exception); a version that did not finish in time agrees with anything (no evidence).
+
+- `behaviour_groups`: candidates that agree on every input are one answer;
+- `separating`: the first input on which two groups differ, each one's result, for the user
+  and the model;
+- `only_repair`: of answers that disagree, the one that leaves every normal result of the
+  original alone (a guard that only stops a crash, where another guard also changes a result
+  the original returned);
+- `flaws`: inputs on which a candidate raises where the original returned normally (a fix
+  that calls `.items()` on an argument the original also took as a list of pairs): strong
+  evidence of an overfit, and a reason to prefer a candidate without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from selfdebug.server.cancel import CancelToken
+from selfdebug.server.runner.search_runner import CandidateCode, CrossCheckRun, SearchRunner
+
+ORIGINAL = "original"
+SEPARATOR = "\x1f"  # _selfdebug_inputs_v1.SEPARATOR
+COUNT = 200  # generated inputs
+FLAW_EXCEPTIONS_SKIPPED = ("RecursionError",)  # deeper inputs, not a new fault
+
+
+def _agree(a: str, b: str) -> bool:
+    if a == "timeout" or b == "timeout":
+        return True
+    if a.startswith("ok:") and b.startswith("ok:"):
+        return a == b
+    return not a.startswith("ok:") and not b.startswith("ok:")
+
+
+@dataclass(frozen=True)
+class Separation:
+    """An input on which versions differ, and what each did there."""
+
+    call: str  # `f([3, 3, 1])`
+    results: dict[str, str]  # version id -> `returns 7` / `raises IndexError`
+
+
+@dataclass
+class CrossCheck:
+    """The outcomes of one run (see CrossCheckRun) and the judgements drawn from them."""
+
+    name: str  # the function's name, to write calls
+    run: CrossCheckRun
+
+    @property
+    def inputs(self) -> int:
+        return len(self.run.inputs)
+
+    @property
+    def usable(self) -> bool:
+        return not self.run.error and bool(self.run.inputs)
+
+    def outcomes(self, key: str) -> list[str]:
+        return self.run.outcomes.get(key, [])
+
+    def agree(self, a: str, b: str) -> bool:
+        first, second = self.outcomes(a), self.outcomes(b)
+        if not first or not second:
+            return True  # no evidence either way (did not compile, or nothing ran)
+        return all(_agree(x, y) for x, y in zip(first, second, strict=False))
+
+    def behaviour_groups(self, keys: Sequence[str]) -> list[list[str]]:
+        """`keys` grouped by behaviour, in their order (each joins the first group whose first
+        member it agrees with everywhere)."""
+        groups: list[list[str]] = []
+        for key in keys:
+            for group in groups:
+                if self.agree(group[0], key):
+                    group.append(key)
+                    break
+            else:
+                groups.append([key])
+        return groups
+
+    def separating(self, keys: Sequence[str]) -> Separation | None:
+        """The input that tells most of `keys` apart (the first of those: the recorded calls
+        come first, then the simplest changes of them), with each one's result."""
+        best, best_count = None, 1
+        for index in range(len(self.run.inputs)):
+            seen = [self.outcomes(k)[index] for k in keys if index < len(self.outcomes(k))]
+            if "timeout" in seen:
+                continue
+            count = len({o if o.startswith("ok:") else "no result" for o in seen})
+            if count > best_count:
+                best, best_count = index, count
+        if best is None:
+            return None
+        results = {k: _result(self.outcomes(k)[best]) for k in keys}
+        return Separation(f"{self.name}({self.run.inputs[best]})", results)
+
+    def changed(self, key: str) -> set[int]:
+        """Inputs on which the original returned normally and `key` answers otherwise."""
+        mine, original = self.outcomes(key), self.outcomes(ORIGINAL)
+        return {
+            i
+            for i, (a, b) in enumerate(zip(mine, original, strict=False))
+            if b.startswith("ok:") and a != "timeout" and a != b
+        }
+
+    def only_repair(self, keys: Sequence[str]) -> str | None:
+        """The one of `keys` that changes no result the original returned normally (it
+        answers only where the original raised or did not finish) when every other one does
+        change some; None when there is no such one."""
+        unchanged = [k for k in keys if not self.changed(k)]
+        return unchanged[0] if len(unchanged) == 1 and len(keys) > 1 else None
+
+    def flaws(self, key: str) -> list[int]:
+        """Inputs on which `key` raises where the original returned normally."""
+        found = []
+        mine, original = self.outcomes(key), self.outcomes(ORIGINAL)
+        for index, (a, b) in enumerate(zip(mine, original, strict=False)):
+            raised = a.startswith("raise:") and a[len("raise:") :] not in FLAW_EXCEPTIONS_SKIPPED
+            if raised and b.startswith("ok:"):
+                found.append(index)
+        return found
+
+    def flaw_note(self, key: str) -> str:
+        """`raises AttributeError on update([('a', 1)]), where the original returned`."""
+        found = self.flaws(key)
+        if not found:
+            return ""
+        index = found[0]
+        raised = self.outcomes(key)[index][len("raise:") :]
+        more = f" (and on {len(found) - 1} more generated inputs)" if len(found) > 1 else ""
+        call = f"{self.name}({self.run.inputs[index]})"
+        return f"raises {raised} on {call}, where the original returned{more}"
+
+
+def _result(outcome: str) -> str:
+    if outcome.startswith("ok:"):
+        value = outcome[3:].partition(SEPARATOR)[0]
+        return f"returns {_clip(value)}"
+    if outcome.startswith("raise:"):
+        return f"raises {outcome[len('raise:') :]}"
+    return "does not finish in time"
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def describe_separation(separation: Separation, labels: dict[str, str]) -> str:
+    """`on f([3, 3, 1]) line 6: ... returns 7; line 7: ... returns 8` (labels: id -> name)."""
+    parts = [f"{labels.get(k, k)} {r}" for k, r in separation.results.items() if k in labels]
+    shown = [r for k, r in separation.results.items() if k in labels]
+    if len(set(shown)) == 1:  # same result, different arguments left behind
+        parts = [f"{labels.get(k, k)} leaves different arguments" for k in labels]
+    return f"on {separation.call}: " + "; ".join(parts)
+
+
+@dataclass
+class Versions:
+    """The versions to run: id -> function text (column 0) whose first line is `first_line`."""
+
+    codes: dict[str, str] = field(default_factory=dict)
+    first_line: int = 1
+
+
+def run_crosscheck(
+    searcher: SearchRunner,
+    name: str,
+    versions: Versions,
+    tests: Sequence[str],
+    *,
+    count: int = COUNT,
+    cancel: CancelToken | None = None,
+    timeout_s: float | None = None,
+) -> CrossCheck:
+    """Every version of `versions` and the original on `count` inputs made from the calls
+    `tests` make; ids of `versions` must be ints as text (the plugin's candidate ids)."""
+    candidates = [CandidateCode(int(k), code, versions.first_line)
+                  for k, code in versions.codes.items()]  # fmt: skip
+    run = searcher.crosscheck(
+        candidates,
+        tests,
+        count=count,
+        cancel=cancel,
+        timeout_s=timeout_s,
+    )
+    return CrossCheck(name, run)

@@ -1,0 +1,216 @@
+"""Survivors of the edit search judged against each other on generated inputs (issue 26): the
+REAL runner records the tests' own calls of the function, generates more of their shapes, and
+runs the original and every version in one process. Equivalent survivors at two lines are one
+answer; disagreeing ones are not proposed and the separating input is shown; a version that
+raises where the original returned is flagged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers.sumproj import prompt_text
+
+from selfdebug.server.backends.scripted import ScriptedBackend
+from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.crosscheck import CrossCheck
+from selfdebug.server.engine.transcript import read_transcript
+from selfdebug.server.runner import ProjectRunner, RunnerSettings
+from selfdebug.server.runner.search_runner import CandidateCode, SearchRunner
+
+
+def _project(root: Path, module: str, code: str, tests: str) -> Path:
+    root.mkdir()
+    (root / f"{module}.py").write_text(code, encoding="utf-8")
+    (root / f"test_{module}.py").write_text(tests, encoding="utf-8")
+    return root
+
+
+def _search(root: Path, module: str, chosen: list[str], wider: list[str], **changes):
+    transcript = root.parent / f"{module}.jsonl"
+    values = dict(
+        file=root / f"{module}.py",
+        qualname=module,
+        project_root=root,
+        tests=[f"test_{module}.py::{n}" for n in chosen],
+        wider_tests=[f"test_{module}.py::{n}" for n in wider],
+        mode="search",
+        transcript_path=transcript,
+    )
+    values.update(changes)
+    backend = changes.pop("backend", None) or ScriptedBackend(["never asked"])
+    values.pop("backend", None)
+    return run_session(DebugRequest(**values), backend), transcript, backend
+
+
+# Duplicates of the pivot are lost: `<` -> `<=` at line 5 and `>` -> `>=` at line 6 both fix
+# it, and they are the same function.
+QUICKSORT = """def quicksort(arr):
+    if not arr:
+        return []
+    pivot = arr[0]
+    lesser = quicksort([x for x in arr[1:] if x < pivot])
+    greater = quicksort([x for x in arr[1:] if x > pivot])
+    return lesser + [pivot] + greater
+"""
+QUICKSORT_TESTS = """from quicksort import quicksort
+
+
+def test_duplicates():
+    assert quicksort([3, 1, 3, 2]) == [1, 2, 3, 3]
+
+
+def test_empty():
+    assert quicksort([]) == []
+"""
+
+
+def test_equivalent_survivors_at_two_lines_are_one_answer(tmp_path):
+    root = _project(tmp_path / "qs", "quicksort", QUICKSORT, QUICKSORT_TESTS)
+    result, transcript, _ = _search(root, "quicksort", ["test_duplicates"], ["test_empty"])
+    assert result.success, result.warnings
+    assert result.found_by == "edit search at line 5"  # the smaller line of the two
+    assert "x <= pivot" in result.fixed_file and "x > pivot" in result.fixed_file
+    assert "2 edits at lines 5 and 6 behave the same on " in result.explanation
+    judged = next(r for r in read_transcript(transcript) if r["event"] == "survivors_judged")
+    assert judged["rule"] == "one answer" and len(judged["groups"]) == 1
+    check = next(r for r in read_transcript(transcript) if r["event"] == "crosscheck")
+    assert check["inputs"] >= 100 and check["recorded"] >= 1 and check["error"] == ""
+
+
+# `>` should be `>=`; with one test case, `kept = 1` at line 2 makes it pass too, and the two
+# differ on most other inputs (and `x > limit` -> `x >= limit` agrees with `<=` on none).
+COUNT = """def count_at_least(values, limit):
+    kept = 0
+    for x in values:
+        if x > limit:
+            kept += 1
+    return kept
+"""
+COUNT_TESTS = """from count_at_least import count_at_least
+
+
+def test_two_at_least_two():
+    assert count_at_least([1, 2, 3], 2) == 2
+"""
+
+
+def test_disagreeing_survivors_are_not_proposed_and_the_separating_input_is_shown(tmp_path):
+    root = _project(tmp_path / "count", "count_at_least", COUNT, COUNT_TESTS)
+    result, transcript, _ = _search(root, "count_at_least", ["test_two_at_least_two"], [])
+    assert not result.success and result.fixed_file is None
+    warning = next(w for w in result.warnings if w.startswith("edit search: "))
+    assert "they differ on count_at_least(" in warning
+    assert "`0` -> `1` returns " in warning and "`>` -> `>=` returns " in warning
+    ambiguous = next(r for r in read_transcript(transcript) if r["event"] == "search_ambiguous")
+    assert ambiguous["separation"].startswith("on count_at_least(")
+    judged = next(r for r in read_transcript(transcript) if r["event"] == "survivors_judged")
+    assert judged["rule"] == "ambiguous" and len(judged["groups"]) >= 2
+
+
+def test_the_model_is_shown_the_separating_input(tmp_path):
+    root = _project(tmp_path / "count", "count_at_least", COUNT, COUNT_TESTS)
+    good = COUNT.replace("x > limit", "x >= limit")
+    wrong = COUNT.replace("kept = 0", "kept = -1")
+    backend = ScriptedBackend(
+        [f"Bug: the start.\n```python\n{wrong}```\n", f"Bug: `>`.\n```python\n{good}```\n"]
+    )
+    result, _, _ = _search(
+        root, "count_at_least", ["test_two_at_least_two"], [], mode="auto", max_turns=2,
+        backend=backend,
+    )  # fmt: skip
+    prompt = prompt_text(backend, 1)
+    assert "A search over small edits found " in prompt
+    assert "they differ on count_at_least(" in prompt and " returns " in prompt
+    assert result.success and "x >= limit" in result.fixed_file
+
+
+# The recursion crashes on an empty `sizes`; a guard `if not sizes: return 0` fixes it at the
+# top, after the first base case or after the second. At the top it also changes what the
+# original returns for `length == 0` (1, and rightly); after a base case it only stops the crash.
+TILINGS = """def tilings(sizes, length):
+    if length == 0:
+        return 1
+    if length < 0:
+        return 0
+    first, *rest = sizes
+    return tilings(sizes, length - first) + tilings(rest, length)
+"""
+TILINGS_TESTS = """from tilings import tilings
+
+
+def test_two_ways():
+    assert tilings([1, 2], 3) == 2
+"""
+
+
+def test_of_disagreeing_survivors_the_one_that_keeps_the_originals_results_is_proposed(
+    tmp_path,
+):
+    root = _project(tmp_path / "tilings", "tilings", TILINGS, TILINGS_TESTS)
+    result, transcript, _ = _search(root, "tilings", ["test_two_ways"], [])
+    assert result.success, result.warnings
+    body = result.fixed_function
+    assert body.index("if length == 0:") < body.index("if not sizes:")  # not above the base case
+    assert "the only one that keeps every result the original returned" in result.explanation
+    judged = next(r for r in read_transcript(transcript) if r["event"] == "survivors_judged")
+    assert judged["rule"] == "only a repair"
+
+
+# A dict-like update that takes a mapping or an iterable of pairs.
+MERGE = """def merge(target, items):
+    if hasattr(items, "items"):
+        items = items.items()
+    for key, value in items:
+        target[key] = value
+    return target
+"""
+MERGE_TESTS = """from merge import merge
+
+
+def test_mapping():
+    assert merge({}, {"a": 1}) == {"a": 1}
+
+
+def test_pairs():
+    assert merge({"b": 2}, [("a", 1)]) == {"a": 1, "b": 2}
+"""
+
+
+def test_a_version_that_raises_where_the_original_returned_is_flagged(tmp_path):
+    root = _project(tmp_path / "merge", "merge", MERGE, MERGE_TESTS)
+    overfit = (
+        "def merge(target, items):\n"
+        "    for key, value in items.items():\n"
+        "        target[key] = value\n"
+        "    return target\n"
+    )
+    with ProjectRunner(root, RunnerSettings(test_timeout_s=10)) as runner:
+        searcher = SearchRunner(runner, root / "merge.py", "merge", MERGE)
+        run = searcher.crosscheck(
+            [CandidateCode(1, overfit, 1), CandidateCode(2, MERGE, 1)],
+            ["test_merge.py::test_mapping", "test_merge.py::test_pairs"],
+        )
+    assert run.error == "" and run.recorded == 2 and len(run.inputs) >= 20
+    check = CrossCheck("merge", run)
+    note = check.flaw_note("1")
+    assert note.startswith("raises AttributeError on merge(")
+    assert "where the original returned" in note
+    assert check.flaw_note("2") == "" and check.agree("2", "original")
+    assert not check.agree("1", "original")
+
+
+@pytest.mark.parametrize("wild", ["timeout"])
+def test_a_version_that_did_not_finish_agrees_with_anything(wild):
+    from selfdebug.server.runner.search_runner import CrossCheckRun
+
+    outcomes = {
+        "original": ["ok:1\x1f", "ok:2\x1f"],
+        "1": [wild, "ok:2\x1f"],
+        "2": ["ok:1\x1f", "raise:ValueError"],
+    }
+    run = CrossCheckRun(inputs=["1", "2"], outcomes=outcomes)
+    check = CrossCheck("f", run)
+    assert check.agree("1", "original") and not check.agree("2", "original")
+    assert check.flaws("2") == [1] and check.changed("1") == set()
+    assert check.only_repair(["1", "2"]) == "1" and check.only_repair(["1"]) is None
