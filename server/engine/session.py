@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from selfdebug.server.backends.base import Backend, BackendCancelled, BackendError, Completion
 from selfdebug.server.cancel import Cancelled, CancelToken
-from selfdebug.server.engine import feedback
+from selfdebug.server.engine import feedback, search_session
 from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
 from selfdebug.server.engine.diffing import unified_diff
 from selfdebug.server.engine.failed_calls import CallFailed, session_stop
+from selfdebug.server.engine.fix_check import check_fixes
 from selfdebug.server.engine.history import AttemptLog
 from selfdebug.server.engine.model_call import ModelCaller
 from selfdebug.server.engine.modes import (
@@ -51,7 +52,7 @@ from selfdebug.server.engine.vote import Scored, rank
 from selfdebug.server.runner.results import RunResult, TestResult, nodeid_covers
 
 if TYPE_CHECKING:
-    from selfdebug.server.engine.search import SearchStep
+    from selfdebug.server.engine.search import SearchStep, VerifiedFix
     from selfdebug.server.runner import ProjectRunner
 
 REGRESSION_NOTE = (
@@ -188,6 +189,7 @@ class Session:
         self._sample_turn = 0  # the turn whose calls sample (a program repeated the turn before)
         self.search_step: SearchStep | None = None  # issue 13: localization (+ edit search)
         self.found_by = ""
+        self.near_misses = 0  # edit searches run on the model's near misses
 
     # -- plumbing (also what modes use, see modes.Workbench) -----------------------------------
 
@@ -200,7 +202,7 @@ class Session:
             self._runner = ProjectRunner(Path(self.request.project_root), settings)
         return self._runner
 
-    def _remaining_s(self) -> float | None:
+    def remaining_s(self) -> float | None:
         if self.request.time_budget_s is None:
             return None
         return self.request.time_budget_s - (time.monotonic() - self.started)
@@ -208,7 +210,7 @@ class Session:
     def _check(self) -> None:
         """Between phases: cancel, then the time and token budgets."""
         self.cancel.raise_if_cancelled()
-        remaining = self._remaining_s()
+        remaining = self.remaining_s()
         if remaining is not None and remaining <= 0:
             raise _Stop("time_budget", f"time budget of {self.request.time_budget_s}s spent")
         budget = self.request.token_budget
@@ -244,7 +246,7 @@ class Session:
         self, nodeids: list[str], source: str, *, label: str, probes: bool = False
     ) -> RunResult:
         self._check()
-        remaining = self._remaining_s()
+        remaining = self.remaining_s()
         result = self.runner.run(
             list(nodeids),
             overrides={self.file: source},
@@ -267,7 +269,7 @@ class Session:
             variables,
             n=n,
             max_tokens=max_tokens,
-            remaining_s=self._remaining_s(),
+            remaining_s=self.remaining_s(),
             sample=self.turn == self._sample_turn,
             mode=self.strategy.name,
             turn=self.turn,
@@ -407,17 +409,21 @@ class Session:
                 order=[s.index for s in ordered],
                 passed=[s.run.passed for s in scored],
             )
-        first_broken: _TurnOutcome | None = None
-        for voted in ordered:  # every all-passing sample, in vote order, until one is safe
-            if not voted.run.all_passed:
-                break
+        passing = [v for v in ordered if v.run.all_passed]
+        evidence = check_fixes(self, [(v.index, usable[v.index].code or "") for v in passing])
+        first_broken = flawed = None
+        for voted in passing:  # in vote order, until one is safe and not flawed (fix_check.py)
             evaluated = _Evaluated(usable[voted.index], voted.run)
             broken, wider = self._guard(evaluated)
-            if not broken:
+            if broken:
+                first_broken = first_broken or _TurnOutcome(evaluated, broken=broken)
+                continue
+            evaluated.candidate.warnings.extend(evidence.warnings(voted.index))
+            if not evidence.flawed(voted.index):
                 return _TurnOutcome(evaluated, wider=wider, fixed=True)
-            first_broken = first_broken or _TurnOutcome(evaluated, broken=broken)
-        if first_broken is not None:
-            return first_broken
+            flawed = flawed or _TurnOutcome(evaluated, wider=wider, fixed=True)
+        if flawed is not None or first_broken is not None:
+            return flawed or first_broken
         return _TurnOutcome(_Evaluated(usable[ordered[0].index], ordered[0].run))
 
     def _cached_run(
@@ -544,53 +550,27 @@ class Session:
     def _localize_and_search(self, *, searching: bool) -> StopReason | None:
         """Rank the suspicious lines (every mode with tests: shown to the user and the model);
         when `searching` (`search` at the start, `auto` after its first model turn: see
-        `_search_in_auto`), try small edits too."""
-        from selfdebug.server.engine import search
-
-        request = self.request
+        `_search_in_auto`), try small edits too (search_session.py)."""
         if self.chosen_before is None:
-            if request.mode == "search":
+            if self.request.mode == "search":
                 raise _Stop("error", "mode search needs tests: edits are judged by them")
             return None
-        runs = [self.chosen_before, self.wider_before]
-        if request.mode != "search" and any(r is not None and r.timed_out for r in runs):
-            self.record("localization", skipped="a test timed out in the baseline")
-            return None  # it would time out again: no evidence worth that wait
-        remaining = self._remaining_s()
-        context = search.SearchContext(
-            runner=self.runner,
-            file=self.file,
-            source=self.source,
-            target=self.target,
-            chosen=list(request.tests),
-            wider=list(request.wider_tests),
-            chosen_before=self.chosen_before,
-            wider_before=self.wider_before,
-            cancel=self.cancel,
-            deadline=None if remaining is None else time.monotonic() + remaining,
-            run_tests=lambda ids, text, label: self.run_tests(ids, text, label=label),
-            progress=self._emit,
-            event=self.record,
-            settings=search.SearchSettings(max_edits=request.max_edits),
-        )
-        try:
-            self.search_step = search.search_step(context, search=searching)
-        except (Cancelled, _Stop):
-            raise
-        except Exception as error:  # localization is evidence; in model modes never fatal
-            if request.mode == "search":
-                raise
-            self.record("search_failed", error=f"{type(error).__name__}: {error}")
-            return None
-        fix = self.search_step.fix
-        if fix is not None:  # judged like a model's fix: all chosen pass, no wider test broken
-            self.best = _Evaluated(fix.candidate, fix.chosen_run)
-            self.best_wider, self.found_by = fix.wider_run, fix.found_by
-            self.fixed_at_turn = self.turn  # 0 in `search`; in `auto`, the turn it followed
-            self.mode = "search"  # the mode that found it
+        step = search_session.localize_and_search(self, searching, (Cancelled, _Stop))
+        self.search_step = step or self.search_step
+        if step is not None and self._adopt(step.fix):
             return "passed"
         self._check()  # cancelled, or the search spent the time budget
-        return "no_improvement" if request.mode == "search" else None
+        return "no_improvement" if self.request.mode == "search" else None
+
+    def _adopt(self, fix: VerifiedFix | None) -> bool:
+        """A search fix, judged like a model's (all chosen pass, no wider test broken)."""
+        if fix is None:
+            return False
+        self.best = _Evaluated(fix.candidate, fix.chosen_run)
+        self.best_wider, self.found_by = fix.wider_run, fix.found_by
+        self.fixed_at_turn = self.turn  # 0 in `search`; in `auto`, the turn it followed
+        self.mode = "search"  # the mode that found it
+        return True
 
     def _search_in_auto(self) -> bool:
         """`auto` runs the edit search once, after a first model turn that did not fix the
@@ -655,6 +635,11 @@ class Session:
                 self._remember(outcome.evaluated, verdict, kept=False)
             elif outcome is not None:
                 improved = self._weigh(outcome.evaluated, best_passed)
+                near = outcome.evaluated  # a near miss: the search may finish it
+                if improved and self._adopt(
+                    search_session.near_miss_fix(self, near.candidate, near.run, (Cancelled, _Stop))
+                ):
+                    return "passed"
                 if improved:
                     best_passed = self.best.run.passed if self.best and self.best.run else 0
             if improved:
@@ -723,7 +708,7 @@ class Session:
             if halt.reason != "error":
                 self.recorder.record("budget", reason=halt.reason, message=halt.message)
         except Exception as problem:  # never crash the caller (LSP server, CLI, benchmark)
-            remaining = self._remaining_s()
+            remaining = self.remaining_s()
             stop, error = session_stop(problem, remaining is not None and remaining <= 1.0)
             if not isinstance(problem, (BackendError, Cancelled)):
                 self.recorder.record("exception", traceback=traceback.format_exc())

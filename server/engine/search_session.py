@@ -1,0 +1,178 @@
+"""The session's uses of the edit search (search.py): localization and the search on the
+function as it is, and the search on a model's near miss.
+
+A near miss is a candidate that passes more chosen tests than the original but not all: the
+model found the place, a small edit may finish it. The search then runs on the candidate's
+source (its changed lines first, then the lines its own runs point at), once per session at
+most twice, and what it finds is judged as any fix is (fresh run, chosen and wider tests, the
+wider tests that passed on the original must still pass).
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from selfdebug.server.cancel import CancelToken
+from selfdebug.server.engine import search
+from selfdebug.server.engine.candidate import Candidate
+from selfdebug.server.engine.target import TargetFunction, locate
+from selfdebug.server.runner.results import RunResult
+
+if TYPE_CHECKING:
+    from selfdebug.server.engine.types import DebugRequest
+    from selfdebug.server.runner import ProjectRunner
+
+NEAR_MISS_SEARCHES = 2  # per session
+
+
+class SearchHost(Protocol):
+    """What the search needs of the running session."""
+
+    request: DebugRequest
+    file: Path
+    source: str
+    target: TargetFunction
+    chosen_before: RunResult | None
+    wider_before: RunResult | None
+    cancel: CancelToken
+    turn: int
+    near_misses: int  # near-miss searches run so far
+
+    @property
+    def runner(self) -> ProjectRunner: ...
+
+    def emit(self, phase: str, fraction: float = 0.0) -> None: ...
+
+    def record(self, event: str, **fields: Any) -> None: ...
+
+    def run_tests(
+        self, nodeids: list[str], source: str, *, label: str, probes: bool = False
+    ) -> RunResult: ...
+
+    def remaining_s(self) -> float | None: ...
+
+
+def context_for(
+    host: SearchHost,
+    *,
+    source: str | None = None,
+    target: TargetFunction | None = None,
+    chosen_before: RunResult | None = None,
+    first_lines: list[int] | None = None,
+    found_on: str = "",
+) -> search.SearchContext:
+    """The search's view of the session: the function as it is, or another version of it."""
+    request = host.request
+    remaining = host.remaining_s()
+
+    def run_tests(ids: list[str], text: str, label: str) -> RunResult:
+        return host.run_tests(ids, text, label=label)
+
+    chosen = chosen_before or host.chosen_before
+    assert chosen is not None
+    return search.SearchContext(
+        runner=host.runner,
+        file=host.file,
+        source=source if source is not None else host.source,
+        target=target or host.target,
+        chosen=list(request.tests),
+        wider=list(request.wider_tests),
+        chosen_before=chosen,
+        wider_before=host.wider_before,
+        cancel=host.cancel,
+        deadline=None if remaining is None else time.monotonic() + remaining,
+        run_tests=run_tests,
+        progress=host.emit,
+        event=host.record,
+        settings=search.SearchSettings(
+            max_edits=request.max_edits,
+            crosscheck=request.generated_inputs > 0,
+            generated_inputs=request.generated_inputs,
+        ),
+        first_lines=first_lines or [],
+        found_on=found_on,
+    )
+
+
+def changed_lines(before: TargetFunction, code: str, first_line: int) -> list[int]:
+    """File lines (of the version whose function text is `code`, starting at file line
+    `first_line`) that differ from `before`'s text."""
+    matcher = difflib.SequenceMatcher(None, before.code.splitlines(), code.splitlines())
+    lines: list[int] = []
+    for tag, _a1, _a2, b1, b2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            lines += [first_line + n for n in range(b1, b2)]
+    return lines
+
+
+def localize_and_search(
+    host: SearchHost, searching: bool, passthrough: tuple[type[BaseException], ...]
+) -> search.SearchStep | None:
+    """Localization, and with `searching` the edit search, on the function as it is; None
+    when skipped (a test timed out in the baseline: it would again) or failed in a model mode
+    (localization is evidence there, never fatal). `passthrough`: what stops the session."""
+    runs = [host.chosen_before, host.wider_before]
+    model_mode = host.request.mode != "search"
+    if model_mode and any(r is not None and r.timed_out for r in runs):
+        host.record("localization", skipped="a test timed out in the baseline")
+        return None
+    try:
+        return search.search_step(context_for(host), search=searching)
+    except passthrough:
+        raise
+    except Exception as error:
+        if not model_mode:
+            raise
+        host.record("search_failed", error=f"{type(error).__name__}: {error}")
+        return None
+
+
+def near_miss_fix(
+    host: SearchHost,
+    candidate: Candidate,
+    run: RunResult | None,
+    passthrough: tuple[type[BaseException], ...],
+) -> search.VerifiedFix | None:
+    """`auto`: the edit search on a model's candidate that passes more chosen tests than the
+    original but not all (the caller knows it improved), at most NEAR_MISS_SEARCHES a
+    session; the fix it finds, or None. A failure leaves the model's turn as it was."""
+    request = host.request
+    if request.mode != "auto" or not request.auto_search or run is None:
+        return None
+    if host.near_misses >= NEAR_MISS_SEARCHES or candidate.new_source is None:
+        return None
+    host.near_misses += 1
+    try:
+        step = near_miss_search(host, candidate.new_source, run, host.turn)
+    except passthrough:
+        raise
+    except Exception as error:
+        host.record("search_failed", error=f"{type(error).__name__}: {error}")
+        return None
+    return step.fix if step is not None else None
+
+
+def near_miss_search(
+    host: SearchHost, new_source: str, run: RunResult, turn: int
+) -> search.SearchStep | None:
+    """The edit search on a model's candidate (its file text `new_source`, its chosen run
+    `run`); None when the candidate's function cannot be found again."""
+    try:
+        target = locate(new_source, host.target.qualname)
+    except Exception:
+        return None
+    first_line = target.start_line + 1
+    lines = changed_lines(host.target, target.code, first_line)
+    host.record("near_miss_search", passed=f"{run.passed}/{run.total}", lines=lines)
+    context = context_for(
+        host,
+        source=new_source,
+        target=target,
+        chosen_before=run,
+        first_lines=lines,
+        found_on=f"the model's candidate of turn {turn}",
+    )
+    return search.search_step(context, search=True)
