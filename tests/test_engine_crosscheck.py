@@ -214,3 +214,16 @@ def test_a_version_that_did_not_finish_agrees_with_anything(wild):
     assert check.agree("1", "original") and not check.agree("2", "original")
     assert check.flaws("2") == [1] and check.changed("1") == set()
     assert check.only_repair(["1", "2"]) == "1" and check.only_repair(["1"]) is None
+
+
+def test_async_functions_are_not_run_on_generated_inputs(tmp_path):
+    code = "async def fetch(x):\n    return x + 1\n"
+    tests = (
+        "import asyncio\nfrom fetch import fetch\n\n\n"
+        "def test_one():\n    assert asyncio.run(fetch(1)) == 2\n"
+    )
+    root = _project(tmp_path / "fetch", "fetch", code, tests)
+    with ProjectRunner(root, RunnerSettings(test_timeout_s=10)) as runner:
+        searcher = SearchRunner(runner, root / "fetch.py", "fetch", code)
+        run = searcher.crosscheck([CandidateCode(1, code, 1)], ["test_fetch.py::test_one"])
+    assert run.error == "async functions are not run on inputs" and not CrossCheck("f", run).usable

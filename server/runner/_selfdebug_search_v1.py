@@ -399,6 +399,9 @@ def _crosscheck(function, items, job):
 
     original = function.__code__
     settings = job["crosscheck"]
+    if original.co_flags & (0x80 | 0x200):  # a coroutine or an async generator: not run here
+        _emit({"event": "search_error", "message": "async functions are not run on inputs"})
+        return
     with inputs.Recorder(original) as recorder:
         for item in items:
             if len(recorder.recorded()) >= settings.get("max_recorded", 20):
