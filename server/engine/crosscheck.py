@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.runner.search_runner import CandidateCode, CrossCheckRun, SearchRunner
@@ -62,6 +63,15 @@ class CrossCheck:
     @property
     def usable(self) -> bool:
         return not self.run.error and bool(self.run.inputs)
+
+    def record_fields(self) -> dict[str, Any]:
+        """What the transcript keeps of the run (the search's and the fix check's events)."""
+        return {
+            "inputs": self.inputs,
+            "recorded": self.run.recorded,
+            "error": self.run.error,
+            "seconds": round(self.run.seconds, 3),
+        }
 
     def outcomes(self, key: str) -> list[str]:
         return self.run.outcomes.get(key, [])

@@ -73,10 +73,7 @@ def check_fixes(host: SearchHost, codes: Sequence[tuple[int, str]]) -> FixEviden
     host.record(
         "fix_crosscheck",
         versions=len(codes),
-        inputs=check.inputs,
-        recorded=check.run.recorded,
-        error=check.run.error,
-        seconds=round(check.run.seconds, 3),
+        **check.record_fields(),
     )
     if not check.usable:
         return evidence

@@ -510,30 +510,30 @@ def generate_edits(
     edits: list[Edit] = []
     seen = {ast.dump(tree)}
     degenerate = _degenerate(tree)
+
+    def is_new(new_code: str) -> bool:
+        """Parses, is no program already made, and is no more degenerate than the original."""
+        new_tree = _parsed(new_code)
+        if new_tree is None:
+            return False
+        key = ast.dump(new_tree)
+        if key in seen or _degenerate(new_tree) > degenerate:
+            return False
+        seen.add(key)
+        return True
+
     singles = limit - pairs.budget(limit)
     for rank, size, kind, start, end, replacement, _order in raw:
         if len(edits) >= singles:
             break
         new_code = text.replace(start, end, replacement)
-        new_tree = _parsed(new_code)
-        if new_tree is None:
+        if not is_new(new_code):
             continue
-        key = ast.dump(new_tree)
-        if key in seen or _degenerate(new_tree) > degenerate:
-            continue
-        seen.add(key)
         line = offset + code.count("\n", 0, start) + 1
         before = text.code[start:end]
         edits.append(Edit(line, rank, size, kind, before, replacement, new_code, start, end))
-    for pair in pairs.pair_edits(edits, code, limit - len(edits)):
-        new_tree = _parsed(pair.code)
-        if new_tree is None:
-            continue
-        key = ast.dump(new_tree)
-        if key in seen or _degenerate(new_tree) > degenerate:
-            continue
-        seen.add(key)
-        edits.append(pair)
+    edits.extend(pair for pair in pairs.pair_edits(edits, code, limit - len(edits))
+                 if is_new(pair.code))  # fmt: skip
     return edits
 
 

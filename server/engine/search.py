@@ -391,10 +391,7 @@ def _crosscheck(
     context.event(
         "crosscheck",
         versions=len(programs),
-        inputs=check.inputs,
-        recorded=check.run.recorded,
-        error=check.run.error,
-        seconds=round(check.run.seconds, 3),
+        **check.record_fields(),
     )
     return check if check.usable and check.inputs >= MIN_INPUTS else None
 
