@@ -67,10 +67,12 @@ class TestChoice:
         guard, so no found test goes unrun before a fix is proposed."""
         if len(self.tests) <= limit:
             return list(self.tests), [], ""
-        failing = [t for t in self.tests if t in set(self.failing)]
-        passing = [t for t in self.tests if t not in set(failing)]
+        failed = set(self.failing)
+        failing = [t for t in self.tests if t in failed]
+        passing = [t for t in self.tests if t not in failed]
         chosen = failing[:limit] + passing[: max(0, limit - len(failing))]
-        guarded = [t for t in self.tests if t not in set(chosen)]
+        kept = set(chosen)
+        guarded = [t for t in self.tests if t not in kept]
         note = (
             f"runs {len(chosen)} of them for every candidate (the {len(failing)} failing first), "
             f"the other {len(guarded)} in the regression check"
