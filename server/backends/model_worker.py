@@ -118,11 +118,14 @@ class Worker:
                 self.reply({"id": call_id, "event": "text", "text": piece})
 
             on_text = stream if message.get("stream") else None
-            sent = [0.0]
+            sent = [0.0, 0.0]  # when the last report went, and its token count
 
             def progress(now: CallProgress) -> None:
-                if time.monotonic() - sent[0] >= PROGRESS_EVERY_S or not now.tokens:
-                    sent[0] = time.monotonic()
+                # Prompt reports and the first token's always go: a short answer (6 tokens in
+                # 0.1 s) must still show that tokens came, whatever the prompt reported just before.
+                first_token = now.tokens and not sent[1]
+                if time.monotonic() - sent[0] >= PROGRESS_EVERY_S or not now.tokens or first_token:
+                    sent[0], sent[1] = time.monotonic(), now.tokens
                     self.reply({"id": call_id, "event": "progress", "progress": asdict(now)})
 
             model = self.model()
