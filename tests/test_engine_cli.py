@@ -297,6 +297,7 @@ def test_demo_passes_backend_options_through_to_fix(tmp_path):
     assert not fix_args.require_sandbox
     strict = demo.fix_arguments(parser.parse_args(["--require-sandbox"]), project)
     assert strict.require_sandbox  # the demo runs tests too: the same refusal is on offer
+    assert strict.mode == "ut"  # the model at work: auto's edit search alone fixes the demo
     assert sorted(p.name for p in project.iterdir()) == [
         "check_shop.py",
         "pyproject.toml",

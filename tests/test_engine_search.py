@@ -287,29 +287,28 @@ def test_suspicious_lines_are_information_diagnostics_that_clear_with_the_functi
 
 
 # -- auto --
-def test_auto_runs_the_search_after_a_first_model_turn_that_fails(project, runner, tmp_path):
+def test_auto_runs_the_search_before_the_first_model_call(project, runner, tmp_path):
     transcript = tmp_path / "t.jsonl"
-    backend = ScriptedBackend(
-        ["Bug: none\n```python\ndef clamp_count(values, limit):\n    return 0\n```\n"]
-    )
+    backend = ScriptedBackend(["never asked"])
     result = run_session(
         request(project, mode="auto", max_turns=3, transcript_path=transcript),
         backend,
         runner=runner,
     )
-    assert result.success and len(backend.requests) == 1  # the model first, then the search
+    assert result.success and backend.requests == []  # the search fixed it: no model call
     assert result.found_by == f"edit search at line {BUG_LINE}" and result.mode == "search"
-    assert result.fixed_at_turn == 1
-    kinds = [r["event"] for r in read_transcript(transcript)]
-    assert kinds.index("model_call") < kinds.index("search")
+    assert result.fixed_at_turn == 0 and result.model_calls == 0
+    assert "model_call" not in [r["event"] for r in read_transcript(transcript)]
 
 
-def test_auto_keeps_the_models_fix_from_turn_one_without_searching(project, runner, tmp_path):
+def test_auto_without_its_search_keeps_the_models_fix_and_never_searches(project, runner, tmp_path):
     transcript = tmp_path / "t.jsonl"
     good = CLAMP.split("\n\n\n", 1)[1].replace("x < limit", "x <= limit")
     backend = ScriptedBackend([f"Bug: the limit itself is dropped.\n```python\n{good}```\n"])
     result = run_session(
-        request(project, mode="auto", transcript_path=transcript), backend, runner=runner
+        request(project, mode="auto", transcript_path=transcript, auto_search=False),
+        backend,
+        runner=runner,
     )
     assert result.success and result.found_by == "" and result.mode == "ut"
     assert "search" not in [r["event"] for r in read_transcript(transcript)]
@@ -428,7 +427,7 @@ def test_auto_hands_the_undecided_edits_to_the_model(count_project):
     )
     result = run_session(count_request(count_project, mode="auto", max_turns=2), backend)
     assert len(backend.requests) == 2
-    assert "A search over small edits" not in prompt_text(backend, 0)  # it runs after turn 1
+    assert "A search over small edits" not in prompt_text(backend, 0)  # shown from turn 2
     prompt = prompt_text(backend, 1)
     assert "A search over small edits found " in prompt and "`>` -> `>=`" in prompt
     assert result.success and result.found_by == "" and "x >= limit" in result.fixed_file

@@ -3,6 +3,9 @@
 local model (Qwen2.5-Coder-1.5B-Instruct, run by llama.cpp on this machine). Prints the diff and the
 evidence. Exits 0 when a fix that passes the demo's tests was found, 1 when none was, 2 on a setup
 or usage error (the message says what to do).
+
+The demo's mode is `ut`, so that the model is seen at work: `fix`'s default, `auto`, fixes this
+bug with its edit search alone, in seconds, before any model call.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ DEMO_FILES = ("pyproject.toml", "shop.py", "check_shop.py")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mode", choices=MODES, default="auto")
+    parser.add_argument("--mode", choices=MODES, default="ut")
     add_model_arguments(parser)
     parser.add_argument("--max-turns", type=int, default=3, metavar="N")
     parser.add_argument("--samples", type=int, default=1, metavar="N")

@@ -256,12 +256,13 @@ def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[Pla
     """The modes a session runs, in order: the first from turn 1, each next one after a turn that
     gained nothing (no more chosen tests passing). A plain mode is a plan of one.
 
-    `auto` (docs/MODES.md has the table and the measurements behind it): `ut` first, because the
-    failing tests' real values in the shortest prompt fixed the most with a small local model
-    (QuixBugs dev, Qwen2.5-Coder-1.5B: ut 8, probe 3 of the same 13); then, when `ut` gains
-    nothing, real values from inside the function (`probe`) when probes can be inserted; then
-    `explain`, a different way of reading the same code (those two turns fixed two problems
-    that three `ut` turns did not). The edit search runs once after turn 1 (session.py).
+    `auto` (docs/MODES.md has the table and the measurements behind it): after the edit search
+    (session.py), `ut` first, because the failing tests' real values in the shortest prompt
+    fixed the most with a small local model (QuixBugs dev, Qwen2.5-Coder-1.5B: ut 8, probe 3 of
+    the same 13); then, when `ut` gains nothing, `explain`, a different way of reading the same
+    code, and after that no further turn without gain: on QuixBugs dev and the first 40
+    HumanEvalFix dev, turns after the first fixed 5 problems (explain 3, probe 2) in two thirds
+    of the model time, and probe's prompts are the longest. `probe` stays a mode of its own.
 
     Without tests there are no failures to show or run, so every mode that needs them falls back
     to `explain` (the model can still reason about the code on its own). `requested` was checked
@@ -272,11 +273,10 @@ def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[Pla
             return [PlannedMode("explain", "no tests: explain the code instead")]
         return [PlannedMode(requested, "")]
     if requested == "auto":
-        plan = [PlannedMode("ut", "auto: tests fail; start with their real results")]
-        if can_probe:
-            plan.append(PlannedMode("probe", "auto: no gain from ut; trace the values inside"))
-        plan.append(PlannedMode("explain", "auto: no gain; explain the code line by line"))
-        return plan
+        return [
+            PlannedMode("ut", "auto: tests fail; start with their real results"),
+            PlannedMode("explain", "auto: no gain from ut; explain the code line by line"),
+        ]
     if requested == "probe" and not can_probe:
         return [PlannedMode("explain", "probes cannot be inserted in this function")]
     return [PlannedMode(requested, "")]

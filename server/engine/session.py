@@ -294,7 +294,7 @@ class Session:
             history=self.attempts.recent(),
             repeat_note=self.repeat_note,
             suspicious=self._suspicious_prompt(),
-            search_hint=self.search_step.ambiguity_note() if self.search_step else "",
+            search_hint=self._search_hint(),
             turn=self.turn,
             max_turns=self.request.max_turns,
             **extra,
@@ -485,11 +485,13 @@ class Session:
             )
             self._sample_turn = self.turn + 1
 
-    def _next_mode(self) -> None:
-        """After a turn with no gain, the plan's next mode (auto); a plain mode stays."""
+    def _next_mode(self) -> bool:
+        """After a turn with no gain, the plan's next mode (auto); False when there is none
+        (a plain mode, or the end of auto's plan)."""
         if self._plan_step + 1 >= len(self.plan):
-            return
+            return False
         self._enter_mode(self._plan_step + 1)
+        return True
 
     def _enter_mode(self, step: int) -> None:
         self._plan_step = step
@@ -543,14 +545,19 @@ class Session:
         if request.wider_tests:
             self._emit(f"running {len(request.wider_tests)} wider tests")
             self.wider_before = self.run_tests(request.wider_tests, self.source, label="wider")
-        return self._localize_and_search(searching=request.mode == "search")
+        searching = request.mode == "search" or (request.mode == "auto" and request.auto_search)
+        return self._localize_and_search(searching=searching)
 
     # -- issue 13: fault localization and edit search (the logic is in search.py) -------------
 
     def _localize_and_search(self, *, searching: bool) -> StopReason | None:
         """Rank the suspicious lines (every mode with tests: shown to the user and the model);
-        when `searching` (`search` at the start, `auto` after its first model turn: see
-        `_search_in_auto`), try small edits too (search_session.py)."""
+        when `searching` (`search`, and `auto` before its first model call), try small edits
+        too (search_session.py).
+
+        `auto` searches first because the search costs seconds and a model turn a minute: on
+        QuixBugs dev and the first 40 HumanEvalFix dev it alone fixes 11/24 and 21/40 in a mean
+        of 9 s, so most fixes need no model call (docs/MODES.md, "What `auto` does")."""
         if self.chosen_before is None:
             if self.request.mode == "search":
                 raise _Stop("error", "mode search needs tests: edits are judged by them")
@@ -572,18 +579,13 @@ class Session:
         self.mode = "search"  # the mode that found it
         return True
 
-    def _search_in_auto(self) -> bool:
-        """`auto` runs the edit search once, after a first model turn that did not fix the
-        function; True when the search found a fix (then proposed like any other).
-
-        Not before the model: on the first 9 QuixBugs dev problems with the 1.5B model,
-        search-first fixed 5 and this order 6 (`ut` alone 7): shown in turn 1, the search's
-        undecided edits led the model astray on find_in_sorted, which a first turn without them
-        fixes. On all 24: this order 14, `ut` 10, the search alone 7 (docs/MODES.md)."""
-        request = self.request
-        if request.mode != "auto" or not request.auto_search or self.turn != 1:
-            return False
-        return self._localize_and_search(searching=True) == "passed"
+    def _search_hint(self) -> str:
+        """The search's undecided edits, for the model from `auto`'s second turn on: shown in
+        turn 1 they led the 1.5B model astray (QuixBugs dev find_in_sorted, fixed by a first
+        turn without them), and a near-miss search's note is new evidence for the next turn."""
+        if self.search_step is None or (self.request.mode == "auto" and self.turn < 2):
+            return ""
+        return self.search_step.ambiguity_note()
 
     def _suspicious_prompt(self) -> str:
         localization = self.search_step.localization if self.search_step else None
@@ -592,7 +594,7 @@ class Session:
     def _why_no_probes(self) -> str:
         """Why probes cannot go into this function; "" when they can, or when the requested
         mode would never use them (the instrumenter is not even tried)."""
-        if self.request.mode not in ("auto", "probe"):
+        if self.request.mode != "probe":
             return ""
         try:
             from selfdebug.instrument import instrument_function
@@ -619,8 +621,6 @@ class Session:
                 outcome = self._turn()
             except CallFailed:  # recorded by the model caller: the turn ends, the session not
                 outcome = None
-            if not (outcome is not None and outcome.fixed) and self._search_in_auto():
-                return "passed"
             improved = False
             if outcome is not None and outcome.evaluated.run is None:  # no tests: structural
                 self.best, self.fixed_at_turn = outcome.evaluated, self.turn
@@ -650,8 +650,8 @@ class Session:
                 return "max_turns"
             if without_improvement >= request.no_improvement_limit:
                 return "no_improvement"
-            if not improved:
-                self._next_mode()
+            if not improved and not self._next_mode() and request.mode == "auto":
+                return "no_improvement"  # the plan is spent: a further turn has not paid
 
     def _weigh(self, evaluated: _Evaluated, best_passed: int) -> bool:
         """A candidate that does not pass every chosen test: the best so far when it passes

@@ -65,7 +65,7 @@ class DebugRequest:
     # A fixed total per call on top of that (modelCallDeadline, --call-deadline); 0: none.
     model_call_deadline_s: float = 0.0
     max_edits: int = 300  # edit search (mode `search`, first step of `auto`): candidates at most
-    auto_search: bool = True  # `auto` runs the edit search after a first turn that fails
+    auto_search: bool = True  # `auto` runs the edit search before its first model call
     # fixes and the search's survivors run against the original on inputs made from the tests'
     # own calls (engine/crosscheck.py); 0: not checked
     generated_inputs: int = 200
