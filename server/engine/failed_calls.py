@@ -3,7 +3,7 @@
 Why: on a busy laptop the first call of a session once ran past a fixed deadline and the session
 ended `error` before the edit search, which needs no model, ever ran; run again, it was fixed. So
 a call that stalls, runs past its deadline or fails is recorded and the session goes on while its
-budget lasts (`auto`: the edit search and its next mode; a single mode: its next turn). Only the
+budget lasts (`auto`: the next mode of its plan; a single mode: its next turn). Only the
 user's cancel, the session's budget and a backend that cannot start end a session early.
 
 This module decides which errors are which, and says what failed in words that name the setting

@@ -51,7 +51,8 @@ if TYPE_CHECKING:
 
 SearchStop = Literal["found", "exhausted", "cancelled", "time_budget", "error", "skipped"]
 MAX_CHECKED = 10  # distinct survivors run on generated inputs
-MIN_INPUTS = 20  # fewer: the inputs say little the tests did not
+MIN_INPUTS = 20  # fewer say little the tests did not; needed to call edits equivalent (a flaw or a
+# disagreement needs only the one input that shows it: fix_check.py uses every usable check)
 FIRST_BATCH = 40  # a first answer (and progress) soon; later batches are larger
 BATCH = 150
 
