@@ -28,3 +28,11 @@ def test_console_entry_point_runs_as_module():
     )
     assert done.returncode == 0
     assert done.stdout.startswith("selfdebug ")
+
+
+def test_bench_search_names_a_bad_dataset_in_one_line(tmp_path, capsys):
+    missing = tmp_path / "missing.jsonl"
+    assert main(["bench", "search", "--dataset", str(missing), "--id", "quixbugs/gcd"]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("selfdebug bench search: cannot read dataset")
+    assert "Traceback" not in out and len(out.strip().splitlines()) == 1

@@ -218,7 +218,13 @@ def main(args: argparse.Namespace) -> int:
     if bool(args.dataset) != bool(args.problem_id):
         print("selfdebug bench search: --dataset and --id go together")
         return 2
-    figures = measure(args.dataset, args.problem_id, args.edits, args.repeats, args.isolation)
+    from selfdebug.bench.datasets import DatasetError
+
+    try:
+        figures = measure(args.dataset, args.problem_id, args.edits, args.repeats, args.isolation)
+    except DatasetError as error:
+        print(f"selfdebug bench search: {error}")
+        return 2
     if args.json:
         print(json.dumps(figures))
         return 0
