@@ -176,7 +176,54 @@ def test_none():
     "        if lo <= v <= hi:\n",
     "pair",
 )
-CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR]
+SETUP_GUARD = Case(
+    "summary",
+    """def summary(values, name):
+    report = {"name": name, "count": len(values)}
+    report["mean"] = sum(values) / len(values)
+    return report
+""",
+    """from summary import summary
+
+
+def test_empty_has_no_mean():
+    assert summary([], "x") == {"name": "x", "count": 0}
+
+
+def test_mean():
+    assert summary([1, 3], "y") == {"name": "y", "count": 2, "mean": 2.0}
+""",
+    ("test_empty_has_no_mean",),
+    "    if not values:\n        return report\n    report[",
+    "guard",
+)
+F_STRING = Case(
+    "describe",
+    """def describe(name, size):
+    if size < 0:
+        raise ValueError("size must be >= 0")
+    return ("{name}: "
+            "{size} bytes")
+""",
+    """import pytest
+
+from describe import describe
+
+
+def test_names_the_size():
+    assert describe("a.txt", 3) == "a.txt: 3 bytes"
+
+
+def test_negative():
+    with pytest.raises(ValueError):
+        describe("a.txt", -1)
+""",
+    ("test_names_the_size",),
+    """    return (f"{name}: "
+            f"{size} bytes")""",
+    "f-string",
+)
+CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR, SETUP_GUARD, F_STRING]
 
 
 def _project(root: Path, case: Case) -> Path:
@@ -194,7 +241,7 @@ def _ids(case: Case) -> tuple[list[str], list[str]]:
     ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.kind for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_search_fixes_what_one_token_cannot(tmp_path, case):
     root = _project(tmp_path / case.name, case)
     chosen, wider = _ids(case)
@@ -215,7 +262,7 @@ def test_search_fixes_what_one_token_cannot(tmp_path, case):
     assert (root / f"{case.name}.py").read_text() == case.code  # the user's file untouched
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.kind for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_the_fix_is_of_the_new_class(case):
     """The fixing edit is made by the class under test (so the case above tests it)."""
     lines = {n: 0 for n in range(2, case.code.count("\n") + 1)}
@@ -253,3 +300,18 @@ def test_pairs_come_last_and_name_both_changes():
     first = pairs[0]
     assert first.size == sum(p.size for p in first.parts) and len(first.parts) == 2
     assert first.describe() == " and ".join(p.describe() for p in first.parts)
+
+
+def test_f_prefix_only_where_every_field_names_a_value_in_scope():
+    code = (
+        "def f(user, items):\n"
+        '    a = "{user} has {items[0]!r:>4}"\n'
+        '    b = "{other} and {user}"\n'
+        '    c = "{user}".format(user=1)\n'
+        '    d = "{{user}} and {"\n'
+        '    e = b"{user}"\n'
+        "    return a, b, c, d, e\n"
+    )
+    edits = generate_edits(code, 1, {n: 0 for n in range(2, 8)}, limit=300)
+    prefixed = [e for e in edits if e.kind == "f-string"]
+    assert [(e.line, e.after) for e in prefixed] == [(2, 'f"{user} has {items[0]!r:>4}"')]

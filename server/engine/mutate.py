@@ -4,7 +4,8 @@ Each edit is a small text change of the function (found with `ast`, applied to t
 rest of the function keeps its formatting and comments): an operator swapped within its class,
 +-1 on an integer literal, a range/slice bound or index moved by one or dropped, a condition
 negated or dropped, call arguments or operands swapped, another in-scope variable in a name's
-place, a statement deleted, `return` of another in-scope value. Edits come ordered by the rank
+place, a statement deleted, `return` of another in-scope value, the `f` of an f-string that
+lost it (mutate_strings.py). Edits come ordered by the rank
 of their line, then by size (1: an operator, literal, bound or negation; 2: a name, an operand,
 an argument order or value; 3: a dropped condition, a deleted statement, another returned
 value), and are bounded in count. Edits that make a degenerate construct (a constant condition,
@@ -21,6 +22,7 @@ from itertools import pairwise
 
 from selfdebug.server.engine import mutate_pairs as pairs
 from selfdebug.server.engine import mutate_statements as statements
+from selfdebug.server.engine import mutate_strings as strings
 
 ARITHMETIC = ["+", "-", "*", "/", "//", "%"]
 BITWISE = ["&", "|", "^", "<<", ">>"]
@@ -263,10 +265,21 @@ def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     family = str if isinstance(node.value, str) else (int, float)
     if not isinstance(node.value, str | int | float):
         return
+    if isinstance(node.value, str) and _message(node, scope.parents):
+        formatted = strings.with_f_prefix(scope.text.of(node), [*scope.local_names, "self", "cls"])
+        if formatted is not None:
+            yield 1, "f-string", start, end, formatted
     current = scope.text.of(node)
     for kind, other in scope.constants:
         if issubclass(kind, family) and other != current:
             yield 2, "constant", start, end, other
+
+
+def _message(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
+    """A string used as a value: not a docstring or a `.format` template, nor a piece of an
+    f-string."""
+    parent = parents.get(node)
+    return not isinstance(parent, ast.Expr | ast.Attribute | ast.JoinedStr | ast.FormattedValue)
 
 
 def _name_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:

@@ -7,7 +7,8 @@ are ordered, parsed, deduplicated and refused when degenerate by the same code. 
 `if not <name>:` then `return <value>` (or `break` in a loop), where the name is a parameter, a
 loop variable or a name assigned before the loop, and the value is one the function returns
 elsewhere (a constant, a parameter, such a name) or an empty value; guards go at the top of
-the function, after each of its leading guards, and at the top of each loop.
+the function, after each of its leading guards and leading assignments (a base case that
+returns a value set up first), and at the top of each loop.
 """
 
 from __future__ import annotations
@@ -136,8 +137,8 @@ def missing_returns(
 
 def guards(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[Raw]:
     """`if not <name>: return <value>` (or `break`) at the top of the function (and of a
-    nested one), after each of its leading guards, and at the top of each loop; see the module
-    docstring."""
+    nested one), after each of its leading guards and assignments, and at the top of each
+    loop; see the module docstring."""
     for owner in _functions(function):
         if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in _own_nodes(owner)):
             continue
@@ -146,9 +147,11 @@ def guards(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[Raw]
         returned = _returned_values(owner, text)
         points: list[tuple[ast.stmt, list[str], bool]] = []  # (statement, names, in a loop)
         for index, stmt in enumerate(owner.body):
-            if index > 0 and not _is_guard(owner.body[index - 1]):
+            previous = owner.body[index - 1] if index > 0 else None
+            if previous is not None and not (_is_guard(previous) or _is_setup(previous)):
                 break
-            points.append((stmt, params, False))
+            names = [*params, *_assigned_before(owner, stmt.lineno)] if index else params
+            points.append((stmt, list(dict.fromkeys(names)), False))
         for node in _own_nodes(owner):
             if isinstance(node, ast.For | ast.While) and node.body:
                 read = node.target if isinstance(node, ast.For) else node.test
@@ -201,6 +204,11 @@ def _is_guard(stmt: ast.stmt) -> bool:
         and len(stmt.body) == 1
         and isinstance(stmt.body[0], ast.Return | ast.Raise)
     )
+
+
+def _is_setup(stmt: ast.stmt) -> bool:
+    """`name = value`: a local set up before the base case that returns it."""
+    return isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets)
 
 
 def _returned_values(function: FunctionNode, text: Text) -> list[tuple[str, set[str]]]:
