@@ -315,3 +315,43 @@ def test_f_prefix_only_where_every_field_names_a_value_in_scope():
     edits = generate_edits(code, 1, {n: 0 for n in range(2, 8)}, limit=300)
     prefixed = [e for e in edits if e.kind == "f-string"]
     assert [(e.line, e.after) for e in prefixed] == [(2, 'f"{user} has {items[0]!r:>4}"')]
+
+
+def test_a_guard_at_the_top_is_tried_when_coverage_ranks_those_lines_out():
+    """A missing base case has no line of its own; the lines every test runs rank last. Guards
+    at the function's entry points come after every ranked edit, a value the function
+    returns before an empty value nothing suggests."""
+    code = (
+        "def label(obj, name):\n"
+        "    text = name.strip()\n"
+        "    if obj.hidden:\n"
+        "        return text.lower()\n"
+        "    return text\n"
+    )
+    edits = generate_edits(code, 1, {4: 0}, limit=300)  # only line 4 ranked
+    guards = [e for e in edits if e.kind == "guard"]
+    assert edits[: -len(guards)] and all(e.kind != "guard" for e in edits[: -len(guards)])
+    after_setup = [e for e in guards if e.line == 3]
+    assert "if not obj:\n        return text\n" in {e.after.lstrip() for e in after_setup}
+    assert {e.size for e in after_setup if "return text" in e.after} == {3}
+    at_top = [e for e in guards if e.line == 2]
+    assert at_top and {e.size for e in at_top} == {4}  # `text` is not set yet: empty values
+
+
+def test_lines_that_tie_with_the_last_top_line_are_all_edited():
+    from selfdebug.server.engine.localize import SuspiciousLine
+    from selfdebug.server.engine.search import SearchSettings, candidate_edits
+    from selfdebug.server.engine.target import locate
+
+    code = "def f(a, b, c, d):\n    a = a + 1\n    b = b + 1\n    c = c + 1\n    return a + b + c\n"
+    target = locate(code, "f")
+    lines = [SuspiciousLine(5, 1.0, 1, 1, 0, 1)] + [
+        SuspiciousLine(n, 0.5, 1, 1, 1, 1) for n in (4, 3, 2)
+    ]
+    edits = candidate_edits(target, lines, SearchSettings(top_lines=2))
+    edited = {e.line for e in edits if e.kind == "operator"}
+    assert {2, 3, 4, 5} <= edited  # lines 3 and 2 tie with line 4, the second top line
+    cut = [SuspiciousLine(5, 1.0, 1, 1, 0, 1), SuspiciousLine(4, 0.5, 1, 1, 1, 1),
+           SuspiciousLine(3, 0.2, 1, 1, 1, 1)]  # fmt: skip
+    edits = candidate_edits(target, cut, SearchSettings(top_lines=2))
+    assert 3 not in {e.line for e in edits if e.kind == "operator"}

@@ -5,11 +5,13 @@ rest of the function keeps its formatting and comments): an operator swapped wit
 +-1 on an integer literal, a range/slice bound or index moved by one or dropped, a condition
 negated or dropped, call arguments or operands swapped, another in-scope variable in a name's
 place, a statement deleted, `return` of another in-scope value, the `f` of an f-string that
-lost it (mutate_strings.py). Edits come ordered by the rank
-of their line, then by size (1: an operator, literal, bound or negation; 2: a name, an operand,
-an argument order or value; 3: a dropped condition, a deleted statement, another returned
-value), and are bounded in count. Edits that make a degenerate construct (a constant condition,
-`x < x`, `f(a, a)`) are not tried: they pass weak tests by luck.
+lost it (mutate_strings.py); guards at the function's top come after the ranked lines' edits
+(mutate_statements.py). Edits come ordered by the rank of their line, then by size (1: an
+operator, literal, bound or negation; 2: a name, an operand, an argument order or value; 3: a
+dropped condition, a deleted statement, another returned value, a guard returning a value the
+function returns; 4: a guard returning an empty value nothing in the function returns), and
+are bounded in count. Edits that make a degenerate construct (a constant condition, `x < x`,
+`f(a, a)`) are not tried: they pass weak tests by luck.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ class Edit:
 
     line: int  # 1-based file line of the change
     rank: int  # rank of that line among the suspicious lines (0 = most suspicious)
-    size: int  # 1: operator or literal; 2: a name or an order; 3: a statement (module doc)
+    size: int  # 1: operator or literal; 2: a name or an order; 3-4: a statement (module doc)
     kind: str  # "operator", "constant", "bound", "condition", "swap", "variable", ...
     before: str
     after: str
@@ -519,6 +521,10 @@ def generate_edits(
     for made in statement_edits:
         for lineno, size, kind, start, end, replacement in made:
             raw.append((wanted[lineno], size, kind, start, end, replacement, len(raw)))
+    unranked = statements.entry_lines(function) - lines  # guards at the top, ranked last
+    last = max(wanted.values(), default=0) + 1
+    for _line, size, kind, start, end, replacement in statements.guards(function, text, unranked):
+        raw.append((last, size, kind, start, end, replacement, len(raw)))
     raw.sort(key=lambda r: (r[0], r[1], r[6]))
     edits: list[Edit] = []
     seen = {ast.dump(tree)}

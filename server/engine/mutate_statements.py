@@ -146,11 +146,8 @@ def guards(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[Raw]
         params = [*_params(owner), *outer]
         returned = _returned_values(owner, text)
         points: list[tuple[ast.stmt, list[str], bool]] = []  # (statement, names, in a loop)
-        for index, stmt in enumerate(owner.body):
-            previous = owner.body[index - 1] if index > 0 else None
-            if previous is not None and not (_is_guard(previous) or _is_setup(previous)):
-                break
-            names = [*params, *_assigned_before(owner, stmt.lineno)] if index else params
+        for stmt in _entry_points(owner):
+            names = [*params, *_assigned_before(owner, stmt.lineno)]
             points.append((stmt, list(dict.fromkeys(names)), False))
         for node in _own_nodes(owner):
             if isinstance(node, ast.For | ast.While) and node.body:
@@ -164,15 +161,36 @@ def guards(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[Raw]
                 continue
             line_start, indent = text.starts[stmt.lineno - 1], " " * stmt.col_offset
             visible = set(names)
-            values = [v for v, uses in returned if uses <= visible] or list(_EMPTY)
-            actions = [f"return {v}" for v in values[:MAX_GUARD_VALUES]]
-            actions += ["break"] if in_loop else []
+            known = [v for v, uses in returned if uses <= visible]
+            # an empty value nothing in the function returns is a larger guess: tried after
+            size = 3 if known else 4
+            actions = [(f"return {v}", size) for v in (known or list(_EMPTY))[:MAX_GUARD_VALUES]]
+            actions += [("break", 3)] if in_loop else []
             for name in [n for n in dict.fromkeys(names) if n not in ("self", "cls")][
                 :MAX_GUARD_NAMES
             ]:
-                for action in actions:
+                for action, action_size in actions:
                     guard = f"{indent}if not {name}:\n{indent}{unit}{action}\n"
-                    yield stmt.lineno, 3, "guard", line_start, line_start, guard
+                    yield stmt.lineno, action_size, "guard", line_start, line_start, guard
+
+
+def _entry_points(function: FunctionNode) -> list[ast.stmt]:
+    """The statements a guard may go before: the first, and each one after the function's
+    leading guards and assignments."""
+    points = []
+    for index, stmt in enumerate(function.body):
+        previous = function.body[index - 1] if index > 0 else None
+        if previous is not None and not (_is_guard(previous) or _is_setup(previous)):
+            break
+        points.append(stmt)
+    return points
+
+
+def entry_lines(function: FunctionNode) -> set[int]:
+    """The lines of the function's guard points. A missing base case has no line of its own
+    for the coverage to rank, and the lines every test runs rank last: mutate.py tries guards
+    there after every ranked edit."""
+    return {stmt.lineno for stmt in _entry_points(function)}
 
 
 def _functions(function: FunctionNode) -> list[FunctionNode]:

@@ -93,6 +93,7 @@ class SearchResult:
     survivors: list[Survivor] = field(default_factory=list)  # best first
     error: str = ""
     seconds: float = 0.0
+    unsteady: list[str] = field(default_factory=list)  # see Evaluation
 
 
 @dataclass
@@ -158,8 +159,16 @@ def candidate_edits(
     target: TargetFunction, lines: Sequence[SuspiciousLine], settings: SearchSettings
 ) -> list[Edit]:
     """Edits at the top lines; lines with the same score share a rank, so that a small edit on
-    any of them comes before a larger one on the first."""
-    top = lines[: settings.top_lines]
+    any of them comes before a larger one on the first. A group of lines with the last top
+    line's score is taken whole (up to twice `top_lines`): where a cut falls inside it is
+    chance (the lines every test runs tie, and a bug before a failing path is among them)."""
+    top = list(lines[: settings.top_lines])
+    if top:
+        last = round(top[-1].score, 9)
+        for line in lines[len(top) : 2 * settings.top_lines]:
+            if round(line.score, 9) != last:
+                break
+            top.append(line)
     ranks: dict[int, int] = {}
     scores: list[float] = []
     for line in top:
@@ -168,6 +177,18 @@ def candidate_edits(
             scores.append(score)
         ranks[line.line] = scores.index(score)
     return generate_edits(target.code, target.start_line + 1, ranks, settings.max_edits)
+
+
+@dataclass
+class Evaluation:
+    """What judging the edits came to (see `evaluate`)."""
+
+    verdicts: dict[int, Verdict] = field(default_factory=dict)  # by edit index
+    stop: SearchStop = "exhausted"
+    error: str = ""
+    chosen_ids: list[str] = field(default_factory=list)  # as collected
+    wider_ids: list[str] = field(default_factory=list)
+    unsteady: set[str] = field(default_factory=set)  # wider tests failing on a re-run, unchanged
 
 
 def evaluate(
@@ -182,23 +203,20 @@ def evaluate(
     cancel: CancelToken | None = None,
     deadline: float | None = None,
     progress: ProgressFn = _nothing,
-) -> tuple[dict[int, Verdict], SearchStop, str, list[str], list[str]]:
-    """Judge `edits` in batches; returns the verdicts by edit index, how it ended, the error, and
-    the collected chosen and wider ids."""
-    verdicts: dict[int, Verdict] = {}
-    chosen_ids: list[str] = []
-    wider_ids: list[str] = []
+) -> Evaluation:
+    """Judge `edits` in batches, FIRST_BATCH then BATCH per test process."""
+    found = Evaluation()
     start = 0
     full = 0
-    stop: SearchStop = "exhausted"
-    error = ""
     progress(f"tried 0/{len(edits)} edits", 0.0)
     while start < len(edits):
         if cancel is not None and cancel.cancelled:
-            return verdicts, "cancelled", "", chosen_ids, wider_ids
+            found.stop = "cancelled"
+            return found
         remaining = None if deadline is None else deadline - time.monotonic()
         if remaining is not None and remaining <= 0:
-            return verdicts, "time_budget", "", chosen_ids, wider_ids
+            found.stop = "time_budget"
+            return found
         size = FIRST_BATCH if start == 0 else BATCH
         batch = edits[start : start + size]
         codes = [CandidateCode(start + i, e.code, first_line) for i, e in enumerate(batch)]
@@ -215,28 +233,29 @@ def evaluate(
             },
             must_pass=must_pass,
         )
-        verdicts.update(judged.verdicts)
-        chosen_ids, wider_ids = judged.chosen or chosen_ids, judged.wider or wider_ids
-        full += sum(_passes(v, must_pass) for v in judged.verdicts.values())
+        found.verdicts.update(judged.verdicts)
+        found.chosen_ids = judged.chosen or found.chosen_ids
+        found.wider_ids = judged.wider or found.wider_ids
+        found.unsteady |= judged.unsteady
+        full += sum(_passes(v, must_pass, found.unsteady) for v in judged.verdicts.values())
         start += len(batch)
-        tried = len(verdicts)
+        tried = len(found.verdicts)
         progress(f"tried {tried}/{len(edits)} edits", tried / max(1, len(edits)))
-        if judged.cancelled:
-            return verdicts, "cancelled", "", chosen_ids, wider_ids
-        if judged.out_of_time:
-            return verdicts, "time_budget", "", chosen_ids, wider_ids
-        if judged.error:
-            return verdicts, "error", judged.error, chosen_ids, wider_ids
+        if judged.cancelled or judged.out_of_time or judged.error:
+            found.stop = "cancelled" if judged.cancelled else "time_budget"
+            if judged.error and not (judged.cancelled or judged.out_of_time):
+                found.stop, found.error = "error", judged.error
+            return found
         if settings.stop_after and full >= settings.stop_after:
-            stop = "found"
+            found.stop = "found"
             break
-    return verdicts, stop, error, chosen_ids, wider_ids
+    return found
 
 
-def _passes(verdict: Verdict, must_pass: Sequence[str]) -> bool:
+def _passes(verdict: Verdict, must_pass: Sequence[str], unsteady: set[str]) -> bool:
     if verdict.timed_out or verdict.problem or not verdict.outcomes:
         return False
-    wanted = set(must_pass)
+    wanted = set(must_pass) - unsteady
     return all(o == "passed" for n, o in verdict.outcomes.items() if _id_in(n, wanted))
 
 
@@ -498,7 +517,7 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     wider_before = {t.nodeid for t in (context.wider_before.tests if context.wider_before else [])
                     if t.ok and t.nodeid not in context.chosen}  # fmt: skip
     must_pass = list(dict.fromkeys(context.chosen + sorted(wider_before)))
-    verdicts, stop, error, chosen_ids, wider_ids = evaluate(
+    judged = evaluate(
         searcher,
         edits,
         context.chosen,
@@ -510,18 +529,26 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         deadline=context.deadline,
         progress=context.progress,
     )
-    wider_passed_before = {n for n in wider_ids if _id_in(n, wider_before)}
-    survivors = rank_survivors(edits, verdicts, chosen_ids, wider_ids, wider_passed_before)
-    result = SearchResult(stop, len(verdicts), len(edits), survivors, error,
-                          time.monotonic() - started)  # fmt: skip
+    # a test that fails on a re-run of the unchanged function in one process says nothing of
+    # an edit there; the winner's fresh-process run below still runs it
+    wider_ids = judged.wider_ids
+    wider_passed_before = {
+        n for n in wider_ids if _id_in(n, wider_before) and n not in judged.unsteady
+    }
+    survivors = rank_survivors(
+        edits, judged.verdicts, judged.chosen_ids, wider_ids, wider_passed_before
+    )
+    result = SearchResult(judged.stop, len(judged.verdicts), len(edits), survivors, judged.error,
+                          time.monotonic() - started, sorted(judged.unsteady))  # fmt: skip
     step.search = result
     context.event(
         "search",
-        stop=stop,
+        stop=result.stop,
         tried=result.tried,
         total=result.total,
-        error=error,
+        error=result.error,
         seconds=round(result.seconds, 3),
+        unsteady=result.unsteady[:10],
         survivors=[
             {
                 "edit": s.edit.describe(),
@@ -531,7 +558,7 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
             for s in survivors[:10]
         ],
     )
-    if stop == "cancelled":
+    if result.stop == "cancelled":
         raise Cancelled(context.cancel.reason or "cancelled")
     kept = simplest_first([s for s in survivors if not s.breaks_wider])
     verdict = judge_survivors(context, searcher, kept)

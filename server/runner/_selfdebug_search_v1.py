@@ -107,10 +107,17 @@ def _code_objects(code):
     return found
 
 
-def _compile_candidate(text, first_line, filename, original):
+def _owner_class(qualname):
+    """The class a method is defined in (`A.B.f` -> `B`); "" for a plain function."""
+    parts = qualname.split(".")
+    return parts[-2] if len(parts) > 1 and parts[-2] != "<locals>" else ""
+
+
+def _compile_candidate(text, first_line, filename, original, owner=""):
     """The code object of the candidate function text (column 0; its first line is line
     `first_line` of the file), or an error text. Free variables are reproduced by a wrapper so
-    the new code fits the function's closure."""
+    the new code fits the function's closure; a method is compiled in a class of its owner's
+    name, so that private names (`self.__name`) are mangled as in the file."""
     try:
         tree = ast.parse(text)
     except SyntaxError as error:
@@ -123,8 +130,8 @@ def _compile_candidate(text, first_line, filename, original):
     ast.increment_lineno(tree, first_line - 1)
     body = [function]  # type: list
     free = list(original.co_freevars)
-    if "__class__" in free:
-        body = [ast.ClassDef(name="_selfdebug_cls", bases=[], keywords=[], body=body,
+    if owner or "__class__" in free:
+        body = [ast.ClassDef(name=owner or "_selfdebug_cls", bases=[], keywords=[], body=body,
                              decorator_list=[])]  # fmt: skip
     others = [name for name in free if name != "__class__"]
     if others:
@@ -364,8 +371,13 @@ def _search_loop(session, job):
     candidates = job.get("candidates", [])
     if not candidates:
         return
-    limits = _candidate_limits(items, job)
-    wanted = set(job.get("must_pass") or [i.nodeid for i in items])
+    owner = _owner_class(function.__qualname__)
+    limits, baseline = _candidate_limits(items, job)
+    # a wider test that fails on a re-run of the unchanged function (it keeps state between
+    # runs: a class registered twice) fails whatever the candidate: reported, not required
+    unsteady = [i.nodeid for i in wider if baseline.get(i.nodeid, "passed") != "passed"]
+    _emit({"event": "search_unsteady", "tests": unsteady})
+    wanted = set(job.get("must_pass") or [i.nodeid for i in items]) - set(unsteady)
     must_pass = [i.nodeid for i in items if i.nodeid in wanted or _matches(i.nodeid, wanted)]
     filename = function.__code__.co_filename
     full_passes = 0
@@ -374,7 +386,7 @@ def _search_loop(session, job):
         _emit({"event": "start", "nodeid": nodeid})
         started = time.perf_counter()
         code, problem = _compile_candidate(
-            candidate["code"], candidate["first_line"], filename, original
+            candidate["code"], candidate["first_line"], filename, original, owner
         )
         if code is None:
             event = {"event": "search_result", "id": candidate["id"], "problem": problem,
@@ -413,7 +425,11 @@ def _crosscheck(function, items, job):
     codes, problems = {"original": original}, {}
     for candidate in job.get("candidates", []):
         code, problem = _compile_candidate(
-            candidate["code"], candidate["first_line"], original.co_filename, original
+            candidate["code"],
+            candidate["first_line"],
+            original.co_filename,
+            original,
+            _owner_class(function.__qualname__),
         )
         if code is None:
             problems[str(candidate["id"])] = problem
@@ -454,18 +470,22 @@ def _with_alarm(seconds, run):
 def _candidate_limits(items, job):
     """(CPU s, wall s) a candidate may take for all its tests: a multiple of what the unchanged
     function takes (measured warm), never below a floor. CPU time is the tight limit (a loop
-    burns it, a loaded machine does not); wall time catches a candidate that sleeps."""
+    burns it, a loaded machine does not); wall time catches a candidate that sleeps. Also the
+    unchanged function's outcomes on that re-run in this process (none when it hung)."""
     cap = job.get("test_timeout_s", 10.0)
+    outcomes = {}
     for _warm_then_measured in range(2):  # the first run reads and caches sources
         wall, cpu = time.perf_counter(), time.process_time()
-        hung = _with_alarm(cap, lambda: _run_items(items, False, "search:baseline"))
+        hung = _with_alarm(
+            cap, lambda: outcomes.update(_run_items(items, False, "search:baseline"))
+        )
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         if hung:  # the bug makes the function hang: no time to compare with, so the floors
-            return job.get("min_cpu_s", 0.02) * 10, job.get("min_timeout_s", 0.5)
+            return (job.get("min_cpu_s", 0.02) * 10, job.get("min_timeout_s", 0.5)), {}
     cpu_s = max(job.get("min_cpu_s", 0.02), job.get("cpu_factor", 3.0) * cpu)
     high = max(job.get("max_timeout_s", 5.0), 3 * wall)  # a slow suite is not a hung candidate
     wall_s = min(high, max(job.get("min_timeout_s", 0.5), job.get("wall_factor", 20.0) * wall))
-    return cpu_s, wall_s
+    return (cpu_s, wall_s), outcomes
 
 
 def _matches(nodeid, wanted):

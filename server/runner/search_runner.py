@@ -80,6 +80,7 @@ class JudgeRun:
     verdicts: dict[int, Verdict] = field(default_factory=dict)
     chosen: list[str] = field(default_factory=list)  # collected ids of the chosen tests
     wider: list[str] = field(default_factory=list)
+    unsteady: set[str] = field(default_factory=set)  # wider tests failing on a re-run, unchanged
     error: str = ""
     cancelled: bool = False
     out_of_time: bool = False
@@ -244,6 +245,8 @@ class SearchRunner:
                     result.verdicts[verdict.id] = verdict
                 elif kind == "search_ready":
                     result.chosen, result.wider = list(event["chosen"]), list(event["wider"])
+                elif kind == "search_unsteady":
+                    result.unsteady.update(str(n) for n in event["tests"])
                 elif kind == "search_error":
                     result.error = str(event["message"])
             if run.cancelled or (cancel is not None and cancel.cancelled):
