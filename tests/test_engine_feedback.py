@@ -314,3 +314,20 @@ def test_a_prompt_shows_the_sources_of_a_few_tests_in_order_and_none_empty(tmp_p
         *(f"test_m.py::Mixin::test_{i}" for i in range(5)),
     ]
     assert all(source.strip() for _, source in shown)
+
+
+def test_the_cases_of_a_parametrized_test_share_one_source_block(tmp_path):
+    from selfdebug.server.engine.feedback import sources_to_show
+
+    (tmp_path / "test_p.py").write_text(
+        "import pytest\n\n\n@pytest.mark.parametrize('x', [1, 2, 3])\n"
+        "def test_p(x):\n    assert x\n\n\ndef test_other():\n    assert True\n"
+    )
+    nodeids = ["test_p.py::test_p[2]", "test_p.py::test_other", "test_p.py::test_p[1]",
+               "test_p.py::test_p[3]"]  # fmt: skip
+    shown = sources_to_show(tmp_path, nodeids, limit=2)
+    assert [label for label, _ in shown] == [
+        "test_p.py::test_p[2] (and 2 more cases)",
+        "test_p.py::test_other",
+    ]
+    assert shown[0][1].startswith("@pytest.mark.parametrize") and len(shown) == 2

@@ -368,6 +368,15 @@ def test_edits_that_make_degenerate_code_are_not_tried():
     assert "if mid <= hi:" in after and "return g(lo, mid + 1)" in after  # the rest still come
 
 
+def test_no_edit_asks_the_type_of_arithmetic():
+    """`isinstance(x + 1, int)` "fixes" a test that wants a TypeError by raising one."""
+    code = "def f(x, n):\n    if isinstance(x, int):\n        return g(x, n)\n    return None\n"
+    edits = generate_edits(code, 1, {2: 0, 3: 0}, limit=300)
+    after = {e.code.splitlines()[e.line - 1].strip() for e in edits}
+    assert not any(line.startswith("if isinstance(x + 1") for line in after)
+    assert "return g(x + 1, n)" in after  # other calls' arguments still move by one
+
+
 # -- overfitting: edits the tests cannot choose between --
 # `>` should be `>=`; with one test case, `kept = 1` and `kept += 2` make it pass too.
 COUNT = """def count_at_least(values, limit):

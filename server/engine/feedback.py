@@ -354,15 +354,24 @@ def sources_to_show(
     """(node id, source) of the first `limit` tests whose source can be found, in the given
     order (a discovered session's failing tests come first). A real method can have forty tests
     (2,800 prompt tokens on a cachetools descriptor), and those inherited from a mixin class
-    have no source of their own: an empty block only costs the small model's attention."""
-    shown: list[tuple[str, str]] = []
+    have no source of their own: an empty block only costs the small model's attention. The
+    cases of one parametrized test share one block ("... (and 2 more cases)"): click's prompt
+    showed the same source three times."""
+    cases: dict[str, list[str]] = {}  # source -> the node ids it is the source of
     for nodeid in nodeids:
         source = source_of_test(project_root, nodeid)
-        if source.strip():
-            shown.append((nodeid, source))
-        if len(shown) >= limit:
-            break
-    return shown
+        if not source.strip():
+            continue
+        if source in cases:
+            cases[source].append(nodeid)
+        elif len(cases) < limit:
+            cases[source] = [nodeid]
+    return [(_cases_label(ids), source) for source, ids in cases.items()]
+
+
+def _cases_label(nodeids: list[str]) -> str:
+    more = len(nodeids) - 1
+    return nodeids[0] + (f" (and {more} more case{'s' if more > 1 else ''})" if more else "")
 
 
 def source_of_test(project_root: Path, nodeid: str) -> str:

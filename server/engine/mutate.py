@@ -48,6 +48,7 @@ _OP_TOKEN = re.compile(
 )
 MAX_LITERALS = 8  # the function's literals tried in another literal's place
 _SIMPLE = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
+_TYPE_CHECKS = ("isinstance", "issubclass", "callable", "type")
 
 
 @dataclass(frozen=True)
@@ -453,8 +454,9 @@ def _moved_bound(node: ast.expr, text: _Text) -> Iterator[tuple[int, str, int, i
 
 def _degenerate(tree: ast.AST) -> int:
     """Constructs no one writes on purpose: a constant loop or branch condition, an operand
-    compared with or subtracted from itself, the same argument twice. An edit that adds one
-    passes weak tests by luck (the anti-patterns of search-based repair), so it is not tried."""
+    compared with or subtracted from itself, the same argument twice, a type check of
+    arithmetic. An edit that adds one passes weak tests by luck (the anti-patterns of
+    search-based repair), so it is not tried."""
     count = 0
     for node in ast.walk(tree):
         if isinstance(node, ast.If | ast.While | ast.IfExp):
@@ -468,6 +470,9 @@ def _degenerate(tree: ast.AST) -> int:
         elif isinstance(node, ast.Call):
             arguments = [ast.dump(a) for a in node.args]
             count += len(set(arguments)) < len(arguments)
+            # a type asked of arithmetic (`isinstance(x + 1, int)`): it "passes" by raising
+            type_check = isinstance(node.func, ast.Name) and node.func.id in _TYPE_CHECKS
+            count += type_check and bool(node.args) and isinstance(node.args[0], ast.BinOp)
     return count
 
 
