@@ -147,8 +147,7 @@ def guards(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[Raw]
         returned = _returned_values(owner, text)
         points: list[tuple[ast.stmt, list[str], bool]] = []  # (statement, names, in a loop)
         for stmt in _entry_points(owner):
-            names = [*params, *_assigned_before(owner, stmt.lineno)]
-            points.append((stmt, list(dict.fromkeys(names)), False))
+            points.append((stmt, [*params, *_assigned_before(owner, stmt.lineno)], False))
         for node in _own_nodes(owner):
             if isinstance(node, ast.For | ast.While) and node.body:
                 read = node.target if isinstance(node, ast.For) else node.test

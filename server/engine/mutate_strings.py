@@ -56,7 +56,8 @@ def _prefixed(piece: str, names: Collection[str]) -> str | None:
         return None
     unescaped = body.replace("{{", "").replace("}}", "")
     fields = list(_FIELD.finditer(unescaped))
-    if not fields or "{" in _FIELD.sub("", unescaped) or "}" in _FIELD.sub("", unescaped):
+    rest = _FIELD.sub("", unescaped)
+    if not fields or "{" in rest or "}" in rest:
         return None
     if any(field.group(1) not in names for field in fields):
         return None

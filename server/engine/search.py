@@ -241,10 +241,14 @@ def evaluate(
         start += len(batch)
         tried = len(found.verdicts)
         progress(f"tried {tried}/{len(edits)} edits", tried / max(1, len(edits)))
-        if judged.cancelled or judged.out_of_time or judged.error:
-            found.stop = "cancelled" if judged.cancelled else "time_budget"
-            if judged.error and not (judged.cancelled or judged.out_of_time):
-                found.stop, found.error = "error", judged.error
+        if judged.cancelled:
+            found.stop = "cancelled"
+            return found
+        if judged.out_of_time:
+            found.stop = "time_budget"
+            return found
+        if judged.error:
+            found.stop, found.error = "error", judged.error
             return found
         if settings.stop_after and full >= settings.stop_after:
             found.stop = "found"

@@ -423,13 +423,10 @@ def _crosscheck(function, items, job):
     recorded = recorder.recorded()
     generated = inputs.generate(recorded, settings.get("count", 200), settings.get("seed", 0))
     codes, problems = {"original": original}, {}
+    owner = _owner_class(function.__qualname__)
     for candidate in job.get("candidates", []):
         code, problem = _compile_candidate(
-            candidate["code"],
-            candidate["first_line"],
-            original.co_filename,
-            original,
-            _owner_class(function.__qualname__),
+            candidate["code"], candidate["first_line"], original.co_filename, original, owner
         )
         if code is None:
             problems[str(candidate["id"])] = problem
