@@ -223,7 +223,119 @@ def test_negative():
             f"{size} bytes")""",
     "f-string",
 )
-CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR, SETUP_GUARD, F_STRING]
+LOOP_COUNTER = Case(
+    "repeat",
+    """def repeat(text, times):
+    out = ""
+    while times:
+        out += text
+    return out
+""",
+    """from repeat import repeat
+
+
+def test_twice():
+    assert repeat("ab", 2) == "abab"
+
+
+def test_none():
+    assert repeat("x", 0) == ""
+""",
+    ("test_twice",),
+    "        out += text\n        times -= 1\n",
+    "update",
+)
+COLLECTION_ADD = Case(
+    "first_repeat",
+    """def first_repeat(items):
+    seen = set()
+    for item in items:
+        if item in seen:
+            return item
+    return None
+""",
+    """from first_repeat import first_repeat
+
+
+def test_repeated():
+    assert first_repeat([1, 2, 1]) == 1
+
+
+def test_none_repeated():
+    assert first_repeat([1, 2]) is None
+""",
+    ("test_repeated",),
+    "            return item\n        seen.add(item)\n",
+    "insert",
+)
+LITERAL_EVERYWHERE = Case(
+    "middle_initial",
+    """def middle_initial(names):
+    if len(names) < 3:
+        return " "
+    initial = names[1][:1]
+    return initial or " "
+""",
+    """from middle_initial import middle_initial
+
+
+def test_two_names():
+    assert middle_initial(["ann", "cy"]) == ""
+
+
+def test_empty_middle():
+    assert middle_initial(["ann", "", "cy"]) == ""
+
+
+def test_three_names():
+    assert middle_initial(["ann", "bo", "cy"]) == "b"
+""",
+    ("test_two_names", "test_empty_middle"),
+    '        return ""\n    initial = names[1][:1]\n    return initial or ""\n',
+    "constant",
+)
+EMPTY_SUBSET = Case(
+    "choose",
+    """def choose(items, k):
+    if k == 0:
+        return []
+    if not items:
+        return []
+    first, rest = items[0], items[1:]
+    return [[first] + c for c in choose(rest, k - 1)] + choose(rest, k)
+""",
+    """from choose import choose
+
+
+def test_one_of_two():
+    assert choose([1, 2], 1) == [[1], [2]]
+
+
+def test_from_nothing():
+    assert choose([], 1) == []
+""",
+    ("test_one_of_two",),
+    "    if k == 0:\n        return [[]]\n",
+    "return",
+)
+UNPACKING = Case(
+    "us_date",
+    """def us_date(text):
+    day, month, year = text.split("/")
+    return int(year), int(month), int(day)
+""",
+    """from us_date import us_date
+
+
+def test_new_year_eve():
+    assert us_date("12/31/1999") == (1999, 12, 31)
+""",
+    ("test_new_year_eve",),
+    '    month, day, year = text.split("/")\n',
+    "swap",
+)
+CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR, SETUP_GUARD, F_STRING,
+         LOOP_COUNTER, COLLECTION_ADD, LITERAL_EVERYWHERE, EMPTY_SUBSET, UNPACKING]  # fmt: skip
 
 
 def _project(root: Path, case: Case) -> Path:
@@ -253,6 +365,7 @@ def test_search_fixes_what_one_token_cannot(tmp_path, case):
             tests=chosen,
             wider_tests=wider,
             mode="search",
+            test_timeout_s=2.0,  # `repeat` hangs before its fix
         ),
         ScriptedBackend(["never asked"]),
     )
@@ -269,6 +382,41 @@ def test_the_fix_is_of_the_new_class(case):
     edits = generate_edits(case.code, 1, lines, limit=300)
     fixing = [e for e in edits if case.fixed_line in e.code]
     assert fixing and {e.kind for e in fixing} == {case.kind}
+
+
+def test_the_nearest_comparison_is_tried_first():
+    """Of two replacements at one line that the tests cannot tell apart the first is proposed:
+    the negation or the boundary, the commonest slips, come before the other comparisons."""
+    for spelling, nearest in (("==", "!="), ("!=", "=="), (">", ">="), ("<=", "<")):
+        code = f"def f(a, b):\n    return a {spelling} b\n"
+        edits = [e for e in generate_edits(code, 1, {2: 0}) if e.kind == "operator"]
+        assert edits[0].after == nearest
+
+
+def test_a_loop_counter_is_not_added_where_the_body_changes_the_condition():
+    code = (
+        "def drain(stack, limit):\n"
+        "    while stack:\n"
+        "        stack.pop()\n"
+        "    while limit:\n"
+        "        limit //= 2\n"
+        "    return stack\n"
+    )
+    edits = generate_edits(code, 1, {n: 0 for n in range(2, 7)}, limit=300)
+    assert not [e for e in edits if e.kind == "update"]
+
+
+def test_no_add_for_a_collection_the_function_fills():
+    code = (
+        "def unique(items):\n"
+        "    seen = []\n"
+        "    for item in items:\n"
+        "        if item not in seen:\n"
+        "            seen.append(item)\n"
+        "    return seen\n"
+    )
+    edits = generate_edits(code, 1, {n: 0 for n in range(2, 7)}, limit=300)
+    assert not [e for e in edits if e.kind == "insert"]
 
 
 def test_guards_use_values_the_function_returns_and_loop_breaks():

@@ -4,8 +4,11 @@ Each edit is a small text change of the function (found with `ast`, applied to t
 rest of the function keeps its formatting and comments): an operator swapped within its class,
 +-1 on an integer literal, a range/slice bound or index moved by one or dropped, a condition
 negated or dropped, call arguments or operands swapped, another in-scope variable in a name's
-place, a statement deleted, `return` of another in-scope value, the `f` of an f-string that
-lost it (mutate_strings.py); guards at the function's top come after the ranked lines' edits
+place, two names of an unpacking swapped, a statement deleted, `return` of another in-scope
+value (`[]` <-> `[[]]` too), a blank string emptied, the `f` of an f-string that lost it
+(mutate_strings.py), the counter step a `while` loop never takes and the add a collection
+never gets (mutate_updates.py), a literal changed at every place it is written
+(mutate_pairs.py); guards at the function's top come after the ranked lines' edits
 (mutate_statements.py). Edits come ordered by the rank of their line, then by size (1: an
 operator, literal, bound or negation; 2: a name, an operand, an argument order or value; 3: a
 dropped condition, a deleted statement, another returned value, a guard returning a value the
@@ -25,10 +28,15 @@ from itertools import pairwise
 from selfdebug.server.engine import mutate_pairs as pairs
 from selfdebug.server.engine import mutate_statements as statements
 from selfdebug.server.engine import mutate_strings as strings
+from selfdebug.server.engine import mutate_updates as updates
 
 ARITHMETIC = ["+", "-", "*", "/", "//", "%"]
 BITWISE = ["&", "|", "^", "<<", ">>"]
 COMPARISON = ["<", "<=", ">", ">=", "==", "!="]
+# the nearest comparisons first: the boundary (`<` <-> `<=`) or the negation (`==` <-> `!=`),
+# the commonest slips, then the others (which replacement is tried first decides between two
+# at one line that the tests cannot tell apart)
+_NEAREST = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
 IDENTITY = ["is", "is not"]
 MEMBERSHIP = ["in", "not in"]
 BOOLEAN = ["and", "or"]
@@ -169,7 +177,9 @@ def _swaps_within(spelling: str, groups: Sequence[Sequence[str]]) -> Iterator[st
     """The other operators of the operator's own class (`<` -> `<=`, `>`, ...)."""
     for group in groups:
         if spelling in group:
-            yield from (other for other in group if other != spelling)
+            nearest = _NEAREST.get(spelling) if group is COMPARISON else None
+            yield from [nearest] if nearest else []
+            yield from (other for other in group if other not in (spelling, nearest))
 
 
 def _binop_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -252,7 +262,8 @@ def _unary_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
 
 def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     """+-1 on an integer literal (never below 0: a sign is its own edit), `True` <-> `False`,
-    and another literal of the same kind that the function uses elsewhere."""
+    a blank string emptied (and the empty one given a space), and another literal of the same
+    kind that the function uses elsewhere."""
     assert isinstance(node, ast.Constant)
     start, end = scope.text.span(node)
     if type(node.value) is bool:
@@ -268,6 +279,9 @@ def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     family = str if isinstance(node.value, str) else (int, float)
     if not isinstance(node.value, str | int | float):
         return
+    if isinstance(node.value, str) and not node.value.strip() and _message(node, scope.parents):
+        quote = scope.text.of(node)[-1]  # `" "` -> `""`, `''` -> `' '`
+        yield 1, "constant", start, end, quote * 2 if node.value else f"{quote} {quote}"
     if isinstance(node.value, str) and _message(node, scope.parents):
         formatted = strings.with_f_prefix(scope.text.of(node), [*scope.local_names, "self", "cls"])
         if formatted is not None:
@@ -365,6 +379,22 @@ def _subscript_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
         yield from _moved_bound(index, text)
 
 
+def _unpacking_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    """Two adjacent names of an unpacking in the other order (`day, month = s.split("-")` ->
+    `month, day = ...`): a format read in the wrong order."""
+    assert isinstance(node, ast.Assign)
+    text = scope.text
+    for target in node.targets:
+        if not isinstance(target, ast.Tuple | ast.List):
+            continue
+        for first, second in pairwise(target.elts):
+            if isinstance(first, ast.Name) and isinstance(second, ast.Name):
+                a_start, a_end = text.span(first)
+                b_start, b_end = text.span(second)
+                middle = text.code[a_end:b_start]
+                yield 2, "swap", a_start, b_end, text.of(second) + middle + text.of(first)
+
+
 def _negated_condition(
     node: ast.If | ast.While | ast.IfExp | ast.Assert, text: _Text
 ) -> Iterator[Change]:
@@ -378,8 +408,16 @@ def _negated_condition(
 
 
 def _other_return(value: ast.expr, scope: _Scope) -> Iterator[Change]:
+    """Another in-scope name returned; `[]` <-> `[[]]` (the base case of a function that
+    builds lists of lists: no subsets, or the one empty subset)."""
     start, end = scope.text.span(value)
     current = scope.text.of(value)
+    if isinstance(value, ast.List) and not value.elts:
+        yield 2, "return", start, end, "[[]]"
+    elif isinstance(value, ast.List) and len(value.elts) == 1:
+        (only,) = value.elts
+        if isinstance(only, ast.List) and not only.elts:
+            yield 2, "return", start, end, "[]"
     for name in scope.local_names:
         if name != current:
             yield 3, "return", start, end, name
@@ -395,6 +433,7 @@ _BY_KIND = {
     ast.Name: _name_changes,
     ast.Call: _call_changes,
     ast.Subscript: _subscript_changes,
+    ast.Assign: _unpacking_changes,
 }
 
 
@@ -518,6 +557,8 @@ def generate_edits(
                 raw.append((wanted[lineno], size, kind, start, end, replacement, len(raw)))
     lines = set(wanted)
     statement_edits = (
+        updates.loop_counters(function, text, lines),
+        updates.collection_adds(function, text, lines),
         statements.deletions(function, text, lines),
         statements.swaps(function, text, lines),
         statements.guards(function, text, lines),
@@ -556,6 +597,12 @@ def generate_edits(
         line = offset + code.count("\n", 0, start) + 1
         before = text.code[start:end]
         edits.append(Edit(line, rank, size, kind, before, replacement, new_code, start, end))
+    literal_spans: dict[str, list[tuple[int, int]]] = {}
+    for node in body_nodes:
+        if isinstance(node, ast.Constant) and not isinstance(parents.get(node), ast.Expr):
+            literal_spans.setdefault(text.of(node), []).append(text.span(node))
+    edits.extend([e for e in pairs.everywhere_edits(edits, code, literal_spans)
+                  if is_new(e.code)][: max(0, limit - len(edits))])  # fmt: skip
     edits.extend(pair for pair in pairs.pair_edits(edits, code, limit - len(edits))
                  if is_new(pair.code))  # fmt: skip
     return edits
