@@ -334,8 +334,30 @@ def test_new_year_eve():
     '    month, day, year = text.split("/")\n',
     "swap",
 )
+OPTIONAL_ITEM = Case(
+    "usage",
+    """def usage(prog, options, args):
+    pieces = [options]
+    pieces.extend(args)
+    return " ".join([prog, *pieces])
+""",
+    """from usage import usage
+
+
+def test_no_options():
+    assert usage("cp", "", ["SRC", "DST"]) == "cp SRC DST"
+
+
+def test_options():
+    assert usage("cp", "[OPTIONS]", ["SRC"]) == "cp [OPTIONS] SRC"
+""",
+    ("test_no_options",),
+    "    pieces = [options] if options else []\n",
+    "condition",
+)
 CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR, SETUP_GUARD, F_STRING,
-         LOOP_COUNTER, COLLECTION_ADD, LITERAL_EVERYWHERE, EMPTY_SUBSET, UNPACKING]  # fmt: skip
+         LOOP_COUNTER, COLLECTION_ADD, LITERAL_EVERYWHERE, EMPTY_SUBSET, UNPACKING,
+         OPTIONAL_ITEM]  # fmt: skip
 
 
 def _project(root: Path, case: Case) -> Path:

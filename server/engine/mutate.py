@@ -5,10 +5,10 @@ rest of the function keeps its formatting and comments): an operator swapped wit
 +-1 on an integer literal, a range/slice bound or index moved by one or dropped, a condition
 negated or dropped, call arguments or operands swapped, another in-scope variable in a name's
 place, two names of an unpacking swapped, a statement deleted, `return` of another in-scope
-value (`[]` <-> `[[]]` too), a blank string emptied, the `f` of an f-string that lost it
-(mutate_strings.py), the counter step a `while` loop never takes and the add a collection
-never gets (mutate_updates.py), a literal changed at every place it is written
-(mutate_pairs.py); guards at the function's top come after the ranked lines' edits
+value (`[]` <-> `[[]]` too), `[x]` kept empty when `x` is, a blank string emptied, the `f` of
+an f-string that lost it (mutate_strings.py), the counter step a `while` loop never takes and
+the add a collection never gets (mutate_updates.py), a literal changed at every place it is
+written (mutate_pairs.py); guards at the function's top come after the ranked lines' edits
 (mutate_statements.py). Edits come ordered by the rank of their line, then by size (1: an
 operator, literal, bound or negation; 2: a name, an operand, an argument order or value; 3: a
 dropped condition, a deleted statement, another returned value, a guard returning a value the
@@ -395,6 +395,24 @@ def _unpacking_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
                 yield 2, "swap", a_start, b_end, text.of(second) + middle + text.of(first)
 
 
+def _list_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    """`[x]` -> `[x] if x else []`: a value that may be empty or None kept out of the list (a
+    missing branch, so as large as a dropped condition)."""
+    assert isinstance(node, ast.List)
+    if len(node.elts) != 1 or not isinstance(node.ctx, ast.Load):
+        return
+    (only,) = node.elts
+    if isinstance(only, ast.Name | ast.Attribute):
+        start, end = scope.text.span(node)
+        yield (
+            3,
+            "condition",
+            start,
+            end,
+            f"[{scope.text.of(only)}] if {scope.text.of(only)} else []",
+        )
+
+
 def _negated_condition(
     node: ast.If | ast.While | ast.IfExp | ast.Assert, text: _Text
 ) -> Iterator[Change]:
@@ -434,6 +452,7 @@ _BY_KIND = {
     ast.Call: _call_changes,
     ast.Subscript: _subscript_changes,
     ast.Assign: _unpacking_changes,
+    ast.List: _list_changes,
 }
 
 
