@@ -12,6 +12,8 @@ import pytest
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.mutate import generate_edits
+from selfdebug.server.engine.mutate_raises import expected_exceptions
+from selfdebug.server.runner import results
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,7 @@ class Case:
     failing: tuple[str, ...]
     fixed_line: str  # a line of the fixed function
     kind: str  # the class of the edit that fixes it
+    raises: tuple[str, ...] = ()  # what the failing tests expect raised (their failure text)
 
 
 GUARD = Case(
@@ -355,9 +358,90 @@ def test_options():
     "    pieces = [options] if options else []\n",
     "condition",
 )
+SEPARATOR = Case(
+    "qualified",
+    """def qualified(module, name):
+    if not module:
+        return name
+    return module + name
+""",
+    """from qualified import qualified
+
+
+def test_dotted():
+    assert qualified("os", "path") == "os.path"
+
+
+def test_top_level():
+    assert qualified("", "os") == "os"
+""",
+    ("test_dotted",),
+    '    return module + "." + name\n',
+    "operand",
+)
+ELSE_RAISE = Case(
+    "parse_size",
+    """def parse_size(text):
+    if text.endswith("k"):
+        size = int(text[:-1]) * 1024
+    elif text.isdigit():
+        size = int(text)
+    return size
+""",
+    """import pytest
+
+from parse_size import parse_size
+
+
+def test_kilobytes():
+    assert parse_size("2k") == 2048
+
+
+def test_bytes():
+    assert parse_size("12") == 12
+
+
+def test_nonsense():
+    with pytest.raises(ValueError):
+        parse_size("big")
+""",
+    ("test_nonsense",),
+    "        size = int(text)\n    else:\n        raise ValueError\n",
+    "raise",
+    ("ValueError",),
+)
+RAISED_INSTEAD = Case(
+    "ratio",
+    """def ratio(a, b):
+    if b == 0:
+        raise ValueError("b is zero")
+    return a / b
+""",
+    """import pytest
+
+from ratio import ratio
+
+
+def test_half():
+    assert ratio(1, 2) == 0.5
+
+
+def test_negative():
+    assert ratio(1, -2) == -0.5
+
+
+def test_by_zero():
+    with pytest.raises(ZeroDivisionError):
+        ratio(1, 0)
+""",
+    ("test_by_zero",),
+    '        raise ZeroDivisionError("b is zero")\n',
+    "raise",
+    ("ZeroDivisionError",),
+)
 CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR, SETUP_GUARD, F_STRING,
          LOOP_COUNTER, COLLECTION_ADD, LITERAL_EVERYWHERE, EMPTY_SUBSET, UNPACKING,
-         OPTIONAL_ITEM]  # fmt: skip
+         OPTIONAL_ITEM, SEPARATOR, ELSE_RAISE, RAISED_INSTEAD]  # fmt: skip
 
 
 def _project(root: Path, case: Case) -> Path:
@@ -401,9 +485,33 @@ def test_search_fixes_what_one_token_cannot(tmp_path, case):
 def test_the_fix_is_of_the_new_class(case):
     """The fixing edit is made by the class under test (so the case above tests it)."""
     lines = {n: 0 for n in range(2, case.code.count("\n") + 1)}
-    edits = generate_edits(case.code, 1, lines, limit=300)
+    edits = generate_edits(case.code, 1, lines, limit=300, raises=case.raises)
     fixing = [e for e in edits if case.fixed_line in e.code]
     assert fixing and {e.kind for e in fixing} == {case.kind}
+
+
+def test_the_exceptions_failing_tests_expect():
+    def failing(longrepr: str) -> results.TestResult:
+        return results.TestResult("t.py::t", "failed", longrepr=longrepr)
+
+    run = results.RunResult(
+        [
+            failing(">       with pytest.raises(errors.ParserError):\nE   Failed: DID NOT RAISE"),
+            failing("    self.assertRaises(KeyError, d.pop, 1)"),
+            failing("    assert raises(LookupError, lambda: list(f(x)))"),
+            results.TestResult("t.py::ok", "passed", longrepr="pytest.raises(OSError)"),
+        ],
+        isolation="bwrap",
+        duration=0.1,
+    )
+    assert expected_exceptions(run) == ["ParserError", "KeyError", "LookupError"]
+    assert expected_exceptions(results.RunResult([failing("assert 1 == 2")], "bwrap", 0.1)) == []
+
+
+def test_no_separator_between_numbers():
+    code = "def f(a, b):\n    return a + 1 + b\n"
+    edits = generate_edits(code, 1, {2: 0}, limit=300)
+    assert [e.describe() for e in edits if '"."' in e.after] == ['line 2: `+` -> `+ "." +`']
 
 
 def test_the_nearest_comparison_is_tried_first():

@@ -7,7 +7,8 @@ negated or dropped, call arguments or operands swapped, another in-scope variabl
 place, two names of an unpacking swapped, a statement deleted, `return` of another in-scope
 value (`[]` <-> `[[]]` too), `[x]` kept empty when `x` is, a blank string emptied, the `f` of
 an f-string that lost it (mutate_strings.py), the counter step a `while` loop never takes and
-the add a collection never gets (mutate_updates.py), a literal changed at every place it is
+the add a collection never gets (mutate_updates.py), the `else: raise X` a failing test
+expects (mutate_raises.py), a literal changed at every place it is
 written (mutate_pairs.py); guards at the function's top come after the ranked lines' edits
 (mutate_statements.py). Edits come ordered by the rank of their line, then by size (1: an
 operator, literal, bound or negation; 2: a name, an operand, an argument order or value; 3: a
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from selfdebug.server.engine import mutate_pairs as pairs
+from selfdebug.server.engine import mutate_raises as raising
 from selfdebug.server.engine import mutate_statements as statements
 from selfdebug.server.engine import mutate_strings as strings
 from selfdebug.server.engine import mutate_updates as updates
@@ -200,6 +202,26 @@ def _binop_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
         swapped = f"{_wrap(text.of(node.right), node.right)} {spelling} "
         swapped += _wrap(text.of(node.left), node.left)
         yield 2, "swap", start, end, swapped
+    if spelling == "+" and not any(_number(side) for side in (node.left, node.right)):
+        yield from _separators(node, scope, left_end, right_start)
+
+
+def _number(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float, complex)
+
+
+def _separators(node: ast.BinOp, scope: _Scope, left_end: int, right_start: int
+                ) -> Iterator[Change]:  # fmt: skip
+    """`a + b` -> `a + "." + b`: the separator a concatenation lost (a dotted name, words).
+    The candidates are `.`, a space and the short punctuation the function writes elsewhere."""
+    written = [t for kind, t in scope.constants if kind is str and len(t) in (3, 4)
+               and not any(c.isalnum() for c in t[1:-1])]  # fmt: skip
+    for separator in dict.fromkeys(['"."', '" "', *written]):
+        if separator in (scope.text.of(node.left), scope.text.of(node.right)):
+            continue
+        yield 3, "operand", left_end, right_start, f" + {separator} + "
 
 
 def _compare_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -535,12 +557,17 @@ def _degenerate(tree: ast.AST) -> int:
 
 
 def generate_edits(
-    code: str, first_line: int, line_ranks: Mapping[int, int], limit: int = 300
+    code: str,
+    first_line: int,
+    line_ranks: Mapping[int, int],
+    limit: int = 300,
+    raises: Sequence[str] = (),
 ) -> list[Edit]:
     """Edits of the function text `code` (column 0; its line 1 is file line `first_line`) at the
     file lines of `line_ranks` (line -> rank, 0 most suspicious), lower rank first, then
     smaller edits first; at most `limit`, each distinct, each parsing. Pairs of the first
-    single edits (mutate_pairs.py) take the last part of the budget."""
+    single edits (mutate_pairs.py) take the last part of the budget. `raises`: exceptions the
+    failing tests expect (mutate_raises.py)."""
     tree = ast.parse(code)
     function = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
     text = _Text(code)
@@ -578,6 +605,8 @@ def generate_edits(
     statement_edits = (
         updates.loop_counters(function, text, lines),
         updates.collection_adds(function, text, lines),
+        raising.else_raises(function, text, lines, raises),
+        raising.raised_instead(function, text, lines, raises),
         statements.deletions(function, text, lines),
         statements.swaps(function, text, lines),
         statements.guards(function, text, lines),
