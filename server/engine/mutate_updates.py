@@ -6,7 +6,7 @@ Two shapes, each found from what the function's code cannot do without it:
   no method call on them, no break or return): once entered it never ends, unless the body
   steps a counter. `n -= 1` and `n += 1` go at the end of its body. This is the likeliest
   repair of such a loop, so it is a size-1 edit (mutate.py's order).
-- a collection the function creates empty (`[]`, `set()`, `{}`, `deque()`) and reads (`x in
+- a collection the function creates empty (`[]`, `set()`, `deque()`) and reads (`x in
   seen`, `stack.pop()`, `stack[-1]`), but never adds to: `seen.add(v)` / `stack.append(v)` goes
   before or after each statement where `v` is in scope, `v` a loop variable of an enclosing
   loop, else a parameter of the innermost function (size 3, as any inserted statement).
@@ -96,13 +96,13 @@ def _empty_collections(function: FunctionNode) -> dict[str, str]:
 
 
 def _empty_kind(value: ast.expr) -> str:
+    """ "list" for `[]`, "set" for `set()`, "deque" for `deque()`; "" for anything else."""
     if isinstance(value, ast.List) and not value.elts:
         return "list"
-    called = (
-        value.func.id if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) else ""
-    )
-    empty_call = isinstance(value, ast.Call) and not (value.args or value.keywords)
-    return called if empty_call and called in _ADDERS else ""
+    if not isinstance(value, ast.Call) or value.args or value.keywords:
+        return ""
+    called = value.func.id if isinstance(value.func, ast.Name) else ""
+    return called if called in _ADDERS else ""
 
 
 def _named(node: ast.AST, name: str) -> bool:
