@@ -12,7 +12,7 @@ import pytest
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.mutate import generate_edits
-from selfdebug.server.engine.mutate_raises import expected_exceptions
+from selfdebug.server.engine.test_evidence import NOTHING_EXPECTED, Expected, expected_from
 from selfdebug.server.runner import results
 
 
@@ -24,7 +24,7 @@ class Case:
     failing: tuple[str, ...]
     fixed_line: str  # a line of the fixed function
     kind: str  # the class of the edit that fixes it
-    raises: tuple[str, ...] = ()  # what the failing tests expect raised (their failure text)
+    expected: Expected = NOTHING_EXPECTED  # what the failing tests' failure text says
 
 
 GUARD = Case(
@@ -408,7 +408,7 @@ def test_nonsense():
     ("test_nonsense",),
     "        size = int(text)\n    else:\n        raise ValueError\n",
     "raise",
-    ("ValueError",),
+    Expected(raises=("ValueError",)),
 )
 RAISED_INSTEAD = Case(
     "ratio",
@@ -437,11 +437,35 @@ def test_by_zero():
     ("test_by_zero",),
     '        raise ZeroDivisionError("b is zero")\n',
     "raise",
-    ("ZeroDivisionError",),
+    Expected(raises=("ZeroDivisionError",)),
+)
+TESTED_CHARACTER = Case(
+    "count_open",
+    """def count_open(text):
+    count = 0
+    for char in text:
+        if char == "(":
+            count += 1
+    return count
+""",
+    """from count_open import count_open
+
+
+def test_brackets():
+    assert count_open("[[]]") == 2
+
+
+def test_one_open():
+    assert count_open("[]]") == 1
+""",
+    ("test_brackets", "test_one_open"),
+    '        if char == "[":\n',
+    "constant",
+    Expected(characters=("[", "]")),
 )
 CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR, SETUP_GUARD, F_STRING,
          LOOP_COUNTER, COLLECTION_ADD, LITERAL_EVERYWHERE, EMPTY_SUBSET, UNPACKING,
-         OPTIONAL_ITEM, SEPARATOR, ELSE_RAISE, RAISED_INSTEAD]  # fmt: skip
+         OPTIONAL_ITEM, SEPARATOR, ELSE_RAISE, RAISED_INSTEAD, TESTED_CHARACTER]  # fmt: skip
 
 
 def _project(root: Path, case: Case) -> Path:
@@ -485,12 +509,12 @@ def test_search_fixes_what_one_token_cannot(tmp_path, case):
 def test_the_fix_is_of_the_new_class(case):
     """The fixing edit is made by the class under test (so the case above tests it)."""
     lines = {n: 0 for n in range(2, case.code.count("\n") + 1)}
-    edits = generate_edits(case.code, 1, lines, limit=300, raises=case.raises)
+    edits = generate_edits(case.code, 1, lines, limit=300, expected=case.expected)
     fixing = [e for e in edits if case.fixed_line in e.code]
     assert fixing and {e.kind for e in fixing} == {case.kind}
 
 
-def test_the_exceptions_failing_tests_expect():
+def test_what_failing_tests_expect():
     def failing(longrepr: str) -> results.TestResult:
         return results.TestResult("t.py::t", "failed", longrepr=longrepr)
 
@@ -499,13 +523,17 @@ def test_the_exceptions_failing_tests_expect():
             failing(">       with pytest.raises(errors.ParserError):\nE   Failed: DID NOT RAISE"),
             failing("    self.assertRaises(KeyError, d.pop, 1)"),
             failing("    assert raises(LookupError, lambda: list(f(x)))"),
+            failing("E  assert 0 == 2\nE   +  where 0 = count_open('[[]]')"),
             results.TestResult("t.py::ok", "passed", longrepr="pytest.raises(OSError)"),
         ],
         isolation="bwrap",
         duration=0.1,
     )
-    assert expected_exceptions(run) == ["ParserError", "KeyError", "LookupError"]
-    assert expected_exceptions(results.RunResult([failing("assert 1 == 2")], "bwrap", 0.1)) == []
+    expected = expected_from(run)
+    assert expected.raises == ("ParserError", "KeyError", "LookupError")
+    assert expected.characters == ("[", "]")
+    nothing = expected_from(results.RunResult([failing("assert 1 == 2")], "bwrap", 0.1))
+    assert nothing == NOTHING_EXPECTED
 
 
 def test_no_separator_between_numbers():

@@ -8,7 +8,8 @@ place, two names of an unpacking swapped, a statement deleted, `return` of anoth
 value (`[]` <-> `[[]]` too), `[x]` kept empty when `x` is, a blank string emptied, the `f` of
 an f-string that lost it (mutate_strings.py), the counter step a `while` loop never takes and
 the add a collection never gets (mutate_updates.py), the `else: raise X` a failing test
-expects (mutate_raises.py), a literal changed at every place it is
+expects (mutate_raises.py), a compared character the tests never use replaced by one they do
+(test_evidence.py), a literal changed at every place it is
 written (mutate_pairs.py); guards at the function's top come after the ranked lines' edits
 (mutate_statements.py). Edits come ordered by the rank of their line, then by size (1: an
 operator, literal, bound or negation; 2: a name, an operand, an argument order or value; 3: a
@@ -31,6 +32,7 @@ from selfdebug.server.engine import mutate_raises as raising
 from selfdebug.server.engine import mutate_statements as statements
 from selfdebug.server.engine import mutate_strings as strings
 from selfdebug.server.engine import mutate_updates as updates
+from selfdebug.server.engine.test_evidence import NOTHING_EXPECTED, Expected
 
 ARITHMETIC = ["+", "-", "*", "/", "//", "%"]
 BITWISE = ["&", "|", "^", "<<", ">>"]
@@ -160,6 +162,7 @@ class _Scope:
     sibling_args: dict[str, dict[int, list[str]]]
     constants: Sequence[tuple[type, str]] = ()  # (int/float/str, text) of the function's literals
     slices: Mapping[str, Sequence[str]] = field(default_factory=dict)  # name -> `[k:]`, `[:k]`
+    characters: Sequence[str] = ()  # punctuation the failing tests' strings use
 
 
 def _changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -284,8 +287,9 @@ def _unary_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
 
 def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     """+-1 on an integer literal (never below 0: a sign is its own edit), `True` <-> `False`,
-    a blank string emptied (and the empty one given a space), and another literal of the same
-    kind that the function uses elsewhere."""
+    a blank string emptied (and the empty one given a space), another literal of the same kind
+    that the function uses elsewhere, and a compared character replaced by one the failing
+    tests' strings use (test_evidence.py)."""
     assert isinstance(node, ast.Constant)
     start, end = scope.text.span(node)
     if type(node.value) is bool:
@@ -312,6 +316,17 @@ def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     for kind, other in scope.constants:
         if issubclass(kind, family) and other != current:
             yield 2, "constant", start, end, other
+    if isinstance(node.value, str) and len(node.value) == 1 and _compared(node, scope.parents):
+        written = {other for _kind, other in scope.constants}
+        for character in scope.characters:
+            spelled = current[0] + character + current[-1]  # the literal's own quotes
+            if character != node.value and current[0] in "'\"" and spelled not in written:
+                yield 2, "constant", start, end, spelled
+
+
+def _compared(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
+    """A one-character literal a comparison or membership test reads (`c == '('`)."""
+    return isinstance(parents.get(node), ast.Compare)
 
 
 def _message(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -561,13 +576,13 @@ def generate_edits(
     first_line: int,
     line_ranks: Mapping[int, int],
     limit: int = 300,
-    raises: Sequence[str] = (),
+    expected: Expected = NOTHING_EXPECTED,
 ) -> list[Edit]:
     """Edits of the function text `code` (column 0; its line 1 is file line `first_line`) at the
     file lines of `line_ranks` (line -> rank, 0 most suspicious), lower rank first, then
     smaller edits first; at most `limit`, each distinct, each parsing. Pairs of the first
-    single edits (mutate_pairs.py) take the last part of the budget. `raises`: exceptions the
-    failing tests expect (mutate_raises.py)."""
+    single edits (mutate_pairs.py) take the last part of the budget. `expected`: what the
+    failing tests expect (test_evidence.py)."""
     tree = ast.parse(code)
     function = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
     text = _Text(code)
@@ -592,7 +607,7 @@ def generate_edits(
                     texts.append(text.of(arg))
     literals = _function_literals(body_nodes, text)
     scope = _Scope(text, local_names, attributes, parents, sibling_args, literals,
-                   _slices(body_nodes, text))  # fmt: skip
+                   _slices(body_nodes, text), expected.characters)  # fmt: skip
     raw: list[tuple[int, int, str, int, int, str, int]] = []  # rank, size, kind, span, text, line
     for node in body_nodes:
         lineno = getattr(node, "lineno", None)
@@ -605,8 +620,8 @@ def generate_edits(
     statement_edits = (
         updates.loop_counters(function, text, lines),
         updates.collection_adds(function, text, lines),
-        raising.else_raises(function, text, lines, raises),
-        raising.raised_instead(function, text, lines, raises),
+        raising.else_raises(function, text, lines, expected.raises),
+        raising.raised_instead(function, text, lines, expected.raises),
         statements.deletions(function, text, lines),
         statements.swaps(function, text, lines),
         statements.guards(function, text, lines),

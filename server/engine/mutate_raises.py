@@ -4,43 +4,17 @@ place of the exception the function raises now.
 A test that fails around `pytest.raises(TypeError)` (or `raises(...)`, `assertRaises(...)`)
 names the exception the function should raise; a chain of `if`/`elif` without an `else` lets
 the unexpected case fall through (dateutil's `_build_tzinfo` returned an unbound local where
-its tests expect TypeError). The names come from the failing tests' failure text (pytest
-shows the test's source there); only those names are used, so the edits stay few, and none is
-made when no failing test expects a raise.
+its tests expect TypeError). The names come from the failing tests' failure text
+(test_evidence.py); only those names are used, so the edits stay few, and none is made when no
+failing test expects a raise.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from selfdebug.server.engine.mutate_statements import FunctionNode, Raw, Text, _whole_lines
-
-if TYPE_CHECKING:
-    from selfdebug.server.runner.results import RunResult
-
-_EXPECTS = re.compile(
-    r"\b(?:pytest\.raises|raises|assertRaises|assertRaisesRegex)\(\s*(?:\(\s*)?([A-Za-z_][\w.]*)"
-)
-MAX_EXCEPTIONS = 3
-
-
-def expected_exceptions(run: RunResult | None) -> list[str]:
-    """The exception names (last dotted part) that failing tests of `run` expect to be raised,
-    in order of first mention."""
-    if run is None:
-        return []
-    names: list[str] = []
-    for test in run.tests:
-        if test.ok:
-            continue
-        for match in _EXPECTS.finditer(test.longrepr):
-            name = match.group(1).rsplit(".", 1)[-1]
-            if name[:1].isupper() and name not in names:
-                names.append(name)
-    return names[:MAX_EXCEPTIONS]
 
 
 def _chain_end(node: ast.If) -> ast.If:

@@ -37,8 +37,8 @@ from selfdebug.server.engine.crosscheck import (
 )
 from selfdebug.server.engine.localize import Localization, SuspiciousLine, rank_lines
 from selfdebug.server.engine.mutate import Edit, generate_edits
-from selfdebug.server.engine.mutate_raises import expected_exceptions
 from selfdebug.server.engine.target import TargetFunction
+from selfdebug.server.engine.test_evidence import NOTHING_EXPECTED, Expected, expected_from
 from selfdebug.server.runner.results import RunResult, nodeid_covers
 from selfdebug.server.runner.search_runner import (
     CandidateCode,
@@ -160,7 +160,7 @@ def candidate_edits(
     target: TargetFunction,
     lines: Sequence[SuspiciousLine],
     settings: SearchSettings,
-    raises: Sequence[str] = (),
+    expected: Expected = NOTHING_EXPECTED,
 ) -> list[Edit]:
     """Edits at the top lines; lines with the same score share a rank, so that a small edit on
     any of them comes before a larger one on the first. A group of lines with the last top
@@ -180,7 +180,7 @@ def candidate_edits(
         if score not in scores:
             scores.append(score)
         ranks[line.line] = scores.index(score)
-    return generate_edits(target.code, target.start_line + 1, ranks, settings.max_edits, raises)
+    return generate_edits(target.code, target.start_line + 1, ranks, settings.max_edits, expected)
 
 
 @dataclass
@@ -521,8 +521,8 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         top = max([s.score for s in lines], default=0.0) + 1.0
         given = [SuspiciousLine(n, top, 0, 0, 0, 0) for n in context.first_lines]
         lines = given + [s for s in lines if s.line not in set(context.first_lines)]
-    raises = expected_exceptions(context.chosen_before)  # `pytest.raises(X)` in a failing test
-    edits = candidate_edits(context.target, lines, context.settings, raises)
+    expected = expected_from(context.chosen_before)  # `pytest.raises(X)` in a failing test...
+    edits = candidate_edits(context.target, lines, context.settings, expected)
     wider_before = {t.nodeid for t in (context.wider_before.tests if context.wider_before else [])
                     if t.ok and t.nodeid not in context.chosen}  # fmt: skip
     must_pass = list(dict.fromkeys(context.chosen + sorted(wider_before)))
