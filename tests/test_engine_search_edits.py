@@ -463,9 +463,34 @@ def test_one_open():
     "constant",
     Expected(characters=("[", "]")),
 )
+VALUE_AT_HAND = Case(
+    "max_gain",
+    """def max_gain(prices):
+    best = 0
+    low = prices[0]
+    for price in prices:
+        low = min(low, price)
+        best = max(best, price - min(prices))
+    return best
+""",
+    """from max_gain import max_gain
+
+
+def test_low_comes_later():
+    assert max_gain([3, 5, 1]) == 2
+
+
+def test_rising():
+    assert max_gain([1, 2]) == 1
+""",
+    ("test_low_comes_later",),
+    "        best = max(best, price - low)\n",
+    "variable",
+)
 CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR, SETUP_GUARD, F_STRING,
          LOOP_COUNTER, COLLECTION_ADD, LITERAL_EVERYWHERE, EMPTY_SUBSET, UNPACKING,
-         OPTIONAL_ITEM, SEPARATOR, ELSE_RAISE, RAISED_INSTEAD, TESTED_CHARACTER]  # fmt: skip
+         OPTIONAL_ITEM, SEPARATOR, ELSE_RAISE, RAISED_INSTEAD, TESTED_CHARACTER,
+         VALUE_AT_HAND]  # fmt: skip
 
 
 def _project(root: Path, case: Case) -> Path:

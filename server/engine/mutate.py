@@ -1,22 +1,28 @@
 """Candidate edits at the suspicious lines: the classic one-token mistakes, tried in order.
 
 Each edit is a small text change of the function (found with `ast`, applied to the text, so the
-rest of the function keeps its formatting and comments): an operator swapped within its class,
-+-1 on an integer literal, a range/slice bound or index moved by one or dropped, a condition
-negated or dropped, call arguments or operands swapped, another in-scope variable in a name's
-place, two names of an unpacking swapped, a statement deleted, `return` of another in-scope
-value (`[]` <-> `[[]]` too), `[x]` kept empty when `x` is, a blank string emptied, the `f` of
-an f-string that lost it (mutate_strings.py), the counter step a `while` loop never takes and
-the add a collection never gets (mutate_updates.py), the `else: raise X` a failing test
-expects (mutate_raises.py), a compared character the tests never use replaced by one they do
-(test_evidence.py), a literal changed at every place it is
-written (mutate_pairs.py); guards at the function's top come after the ranked lines' edits
-(mutate_statements.py). Edits come ordered by the rank of their line, then by size (1: an
-operator, literal, bound or negation; 2: a name, an operand, an argument order or value; 3: a
-dropped condition, a deleted statement, another returned value, a guard returning a value the
-function returns; 4: a guard returning an empty value nothing in the function returns), and
-are bounded in count. Edits that make a degenerate construct (a constant condition, `x < x`,
-`f(a, a)`) are not tried: they pass weak tests by luck.
+rest of the function keeps its formatting and comments):
+- operators and literals: an operator swapped within its class (comparisons nearest first),
+  +-1 on an integer literal, another literal of the function, a blank string emptied, a
+  compared character the failing tests never use replaced by one they do (test_evidence.py),
+  the `f` of an f-string that lost it (mutate_strings.py), a literal changed at every place it
+  is written (mutate_pairs.py);
+- bounds and conditions: a range/slice bound or index moved by one or dropped, a condition
+  negated or dropped, `[x]` -> `[x] if x else []`;
+- names and orders: call arguments or operands swapped, two names of an unpacking swapped,
+  another in-scope variable in a name's place, a call in arithmetic replaced by a local
+  (`get(heap, n) + d` -> `distance + d`), the separator a concatenation lost (`a + "." + b`);
+- statements: one deleted, `return` of another in-scope value (`[]` <-> `[[]]` too), the counter
+  step a `while` loop never takes and the add a collection never gets (mutate_updates.py), the
+  `else: raise X` a failing test expects (mutate_raises.py); guards, missing returns and
+  statement swaps (mutate_statements.py), guards at the function's top after the ranked lines'
+  edits.
+Edits come ordered by the rank of their line, then by size (1: an operator, literal, bound or
+negation; 2: a name, an operand, an argument order or value; 3: a dropped condition, a deleted
+statement, another returned value, a guard returning a value the function returns; 4: a guard
+returning an empty value nothing in the function returns), and are bounded in count. Edits that
+make a degenerate construct (a constant condition, `x < x`, `f(a, a)`) are not tried: they pass
+weak tests by luck.
 """
 
 from __future__ import annotations
@@ -207,6 +213,14 @@ def _binop_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
         yield 2, "swap", start, end, swapped
     if spelling == "+" and not any(_number(side) for side in (node.left, node.right)):
         yield from _separators(node, scope, left_end, right_start)
+    if spelling in ARITHMETIC:
+        for side in (node.left, node.right):
+            if isinstance(side, ast.Call):  # a value fetched where the one at hand was meant
+                called = {n.id for n in ast.walk(side) if isinstance(n, ast.Name)}
+                side_start, side_end = text.span(side)
+                for name in scope.local_names:
+                    if name not in called:
+                        yield 3, "variable", side_start, side_end, name
 
 
 def _number(node: ast.expr) -> bool:
