@@ -455,13 +455,8 @@ def _list_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     (only,) = node.elts
     if isinstance(only, ast.Name | ast.Attribute):
         start, end = scope.text.span(node)
-        yield (
-            3,
-            "condition",
-            start,
-            end,
-            f"[{scope.text.of(only)}] if {scope.text.of(only)} else []",
-        )
+        value = scope.text.of(only)
+        yield 3, "condition", start, end, f"[{value}] if {value} else []"
 
 
 def _negated_condition(
