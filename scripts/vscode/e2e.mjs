@@ -314,11 +314,16 @@ try {
         await item.locator('.monaco-button', { hasText: label }).click();
     }
 
-    /** The review is on screen: a diff editor titled with the function and the evidence. */
+    /** The review is on screen: a diff editor titled with the function and the evidence, with
+     * Accept and Discard in its title bar. A full run once showed only "More Actions..." there for
+     * two minutes (the explanation opens beside the diff first, and focus may move with it), so
+     * the fixed line is clicked first, as a reviewer would, to give the diff the focus. */
     async function reviewOpens(name) {
         await reviewTab.filter({ hasText: `\`${name}\`: passes` }).first().waitFor();
         await diffEditor.first().waitFor();
-        await page.locator('.monaco-diff-editor .view-line', { hasText: 'return sum(xs) / len(xs)' }).first().waitFor();
+        const fixedLine = page.locator('.monaco-diff-editor .view-line', { hasText: 'return sum(xs) / len(xs)' }).first();
+        await fixedLine.waitFor();
+        await fixedLine.click();
         await acceptButton.waitFor();
         await discardButton.waitFor();
     }
