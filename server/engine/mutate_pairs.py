@@ -49,12 +49,9 @@ def everywhere_edits(singles: Sequence[Edit], code: str, spans: dict[str, list[t
         text, parts = code, []
         for start, end in sorted(places, reverse=True):
             text = text[:start] + single.after + text[end:]
+        first_line = single.line - code.count("\n", 0, single.start)  # the file line of line 1
         for start, end in sorted(places):
-            line = (
-                single.line
-                + code.count("\n", single.start, start)
-                - code.count("\n", start, single.start)
-            )
+            line = first_line + code.count("\n", 0, start)
             alone = code[:start] + single.after + code[end:]
             parts.append(Edit(line, single.rank, single.size, "constant", single.before,
                               single.after, alone, start, end))  # fmt: skip

@@ -133,28 +133,18 @@ def _read(function: FunctionNode, name: str) -> bool:
     )
 
 
-def _values_in_scope(function: FunctionNode, block_owner: ast.AST) -> list[str]:
+def _values_in_scope(block_owner: ast.AST, parents: dict[ast.AST, ast.AST]) -> list[str]:
     """The names an added value may be: the targets of the loops around `block_owner`
     (innermost first), else the parameters of the innermost function around it."""
-    path = _path_to(function, block_owner)
-    loops = [n for n in reversed(path) if isinstance(n, ast.For)]
+    around = [block_owner]
+    while around[-1] in parents:
+        around.append(parents[around[-1]])
+    loops = [n for n in around if isinstance(n, ast.For)]
     names = [n.id for loop in loops for n in ast.walk(loop.target) if isinstance(n, ast.Name)]
     if names:
         return list(dict.fromkeys(names))[:MAX_VALUES]
-    owner = next(n for n in reversed(path) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+    owner = next(n for n in around if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
     return [p for p in _params(owner) if p not in ("self", "cls")][:MAX_VALUES]
-
-
-def _path_to(root: ast.AST, target: ast.AST) -> list[ast.AST]:
-    """The nodes from `root` down to `target`, both included."""
-    stack: list[tuple[ast.AST, list[ast.AST]]] = [(root, [root])]
-    while stack:
-        node, path = stack.pop()
-        if node is target:
-            return path
-        for child in ast.iter_child_nodes(node):
-            stack.append((child, [*path, child]))
-    return [root]
 
 
 def collection_adds(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[Raw]:
@@ -167,8 +157,11 @@ def collection_adds(function: FunctionNode, text: Text, lines: set[int]) -> Iter
     }
     if not targets:
         return
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
     for owner, block in _blocks(function):
-        values = _values_in_scope(function, owner)
+        if not any(stmt.lineno in lines for stmt in block):
+            continue
+        values = _values_in_scope(owner, parents)
         for index, stmt in enumerate(block):
             if stmt.lineno not in lines:
                 continue
