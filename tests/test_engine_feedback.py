@@ -64,6 +64,15 @@ GOOD = (
 
 DEEP = "def depth(n):\n    return 0 if n == 0 else 2 + depth(n - 1)\n"  # 2: the bug
 DEEP_TEST = "from deep import depth\n\n\ndef test_depth():\n    assert depth(700) == 700\n"
+UNIT_TESTS = """import unittest
+
+from stats import median
+
+
+class MedianTest(unittest.TestCase):
+    def test_even(self):
+        self.assertEqual(2.5, median([1, 2, 3, 4]))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +83,7 @@ def project(tmp_path_factory) -> Path:
     (root / "test_stats.py").write_text(TESTS)
     (root / "deep.py").write_text(DEEP)
     (root / "test_deep.py").write_text(DEEP_TEST)
+    (root / "test_unit_stats.py").write_text(UNIT_TESTS)
     (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
     return root
 
@@ -107,6 +117,13 @@ def test_an_exception_shows_the_call_as_the_test_wrote_it(project, runner):
     assert "at `assert median([]) is None`" in text
     assert "raised at line 3 of `median`: `return ordered[len(ordered) // 2]`" in text
     assert "call: median([])" in text  # pytest wrote no `where` line: the test's own text
+
+
+def test_a_unittest_failure_is_shown_at_the_tests_line_not_in_unittest(project, runner):
+    text = failures_for(project, runner, ["test_unit_stats.py::MedianTest::test_even"])
+    assert "AssertionError: 2.5 != 3" in text
+    assert "at `self.assertEqual(2.5, median([1, 2, 3, 4]))`" in text
+    assert "assertion_func" not in text  # unittest's own frame (case.py) says nothing
 
 
 def test_parametrized_cases_show_their_values(project, runner):

@@ -42,10 +42,19 @@ def _same_file(a: str | Path, b: str | Path) -> bool:
         return str(a) == str(b)
 
 
+_LIBRARY_PATH = re.compile(r"[/\\](site-packages|dist-packages|lib[/\\]python3\.\d+)[/\\]")
+
+
 def _test_frame(test: TestResult, target_file: Path) -> Frame | None:
-    """The innermost frame outside the target's file that runs an assertion, else the
-    innermost frame of the test function itself."""
-    outside = [f for f in test.frames if not _same_file(f.path, target_file)]
+    """The innermost frame of the project's code (not the target's file, not the standard
+    library or an installed package) that runs an assertion, else the innermost frame of the
+    test function itself. unittest's own `assertion_func(first, second, msg=msg)` is no
+    assertion of the test's: shown as the failing line it told the model nothing (cachetools)."""
+    outside = [
+        f
+        for f in test.frames
+        if not _same_file(f.path, target_file) and not _LIBRARY_PATH.search(f.path)
+    ]
     test_name = test.nodeid.rpartition("::")[2].split("[", 1)[0]
     for frame in reversed(outside):
         if frame.code.startswith("assert"):
