@@ -333,6 +333,51 @@ def test_a_prompt_shows_the_sources_of_a_few_tests_in_order_and_none_empty(tmp_p
     assert all(source.strip() for _, source in shown)
 
 
+def test_once_a_run_tells_the_failing_tests_they_come_first_with_few_passing_ones(tmp_path):
+    """After the baseline run the prompt shows every failing test's source (up to six) and at
+    most two passing ones: long passing tests filled half of a click prompt and said nothing."""
+    from selfdebug.server.engine.feedback import sources_to_show
+
+    body = "".join(f"def test_{i}():\n    assert {i}\n\n\n" for i in range(8))
+    (tmp_path / "test_m.py").write_text(body)
+    nodeids = [f"test_m.py::test_{i}" for i in range(8)]
+    shown = sources_to_show(tmp_path, nodeids, failing={"test_m.py::test_5", "test_m.py::test_7"})
+    assert [nodeid for nodeid, _ in shown] == [
+        "test_m.py::test_5",
+        "test_m.py::test_7",
+        "test_m.py::test_0",
+        "test_m.py::test_1",
+    ]
+
+
+def test_a_session_prompt_shows_the_failing_test_before_passing_ones(tmp_path):
+    """The session's own prompt, from a real baseline run: the failing test is first although
+    the request named it last, and only two of the four passing tests are shown."""
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "stats.py").write_text(STATS)
+    passing = "".join(
+        f"def test_ok_{i}():\n    assert median([{i}]) == {i}\n\n\n" for i in range(4)
+    )
+    (root / "test_s.py").write_text(
+        f"from stats import median\n\n\n{passing}def test_even():\n"
+        "    assert median([1, 2, 3, 4]) == 2.5\n"
+    )
+    tests = [*(f"test_s.py::test_ok_{i}" for i in range(4)), "test_s.py::test_even"]
+    backend = ScriptedBackend([f"```python\n{GOOD}```"])
+    request = DebugRequest(
+        project_root=str(root), file=str(root / "stats.py"), qualname="median", tests=tests,
+        mode="ut", max_turns=1, auto_search=False,
+    )  # fmt: skip
+    with ProjectRunner(root, RunnerSettings(test_timeout_s=10)) as runner:
+        result = run_session(request, backend, runner=runner)
+    assert result.stop_reason == "passed"
+    prompt = prompt_text(backend, 0)
+    assert prompt.index("# test_s.py::test_even") < prompt.index("# test_s.py::test_ok_0")
+    assert "# test_s.py::test_ok_1" in prompt
+    assert "# test_s.py::test_ok_2" not in prompt
+
+
 def test_the_cases_of_a_parametrized_test_share_one_source_block(tmp_path):
     from selfdebug.server.engine.feedback import sources_to_show
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -28,6 +29,7 @@ FAILURE_CHARS = 900  # one failing test, all told
 TEST_SOURCE_LINES = 30
 TESTS_SHOWN = 6  # test sources in a prompt; the results of every chosen test are still shown
 FAILURES_SHOWN = 3  # failing tests shown in full; the rest are counted
+PASSING_SHOWN = 2  # passing test sources beside the failing ones, once a run has told them apart
 
 
 def _clip(text: str, limit: int) -> str:
@@ -358,23 +360,36 @@ def first_failing(run: RunResult) -> str | None:
 
 
 def sources_to_show(
-    project_root: Path, nodeids: list[str], limit: int = TESTS_SHOWN
+    project_root: Path,
+    nodeids: list[str],
+    limit: int = TESTS_SHOWN,
+    failing: Collection[str] | None = None,
 ) -> list[tuple[str, str]]:
     """(node id, source) of the first `limit` tests whose source can be found, in the given
     order (a discovered session's failing tests come first). A real method can have forty tests
     (2,800 prompt tokens on a cachetools descriptor), and those inherited from a mixin class
     have no source of their own: an empty block only costs the small model's attention. The
     cases of one parametrized test share one block ("... (and 2 more cases)"): click's prompt
-    showed the same source three times."""
+    showed the same source three times.
+
+    Once a run has said which tests fail (`failing`), they come first and at most
+    PASSING_SHOWN passing tests follow: on click's write_usage four long passing tests took
+    half of a 1,959-token prompt (two minutes of reading on two cores) and said nothing of
+    the bug."""
+    if failing is not None:
+        nodeids = [n for n in nodeids if n in failing] + [n for n in nodeids if n not in failing]
     cases: dict[str, list[str]] = {}  # source -> the node ids it is the source of
+    passing_blocks = 0
     for nodeid in nodeids:
         source = source_of_test(project_root, nodeid)
         if not source.strip():
             continue
+        passing = failing is not None and nodeid not in failing
         if source in cases:
             cases[source].append(nodeid)
-        elif len(cases) < limit:
+        elif len(cases) < limit and not (passing and passing_blocks >= PASSING_SHOWN):
             cases[source] = [nodeid]
+            passing_blocks += passing
     return [(_cases_label(ids), source) for source, ids in cases.items()]
 
 

@@ -167,12 +167,7 @@ class Session:
         self._plan_step = 0
         self.strategy: ModeStrategy = STRATEGIES[self.plan[0].mode]
         self.mode: Mode = request.mode  # the requested one until the first turn runs
-        self.tests_shown = [
-            ShownTest(nodeid, source)
-            for nodeid, source in feedback.sources_to_show(
-                Path(request.project_root), request.tests
-            )
-        ]
+        self.tests_shown = self._tests_to_show(request.tests)
         self.chosen_before: RunResult | None = None
         self.wider_before: RunResult | None = None
         self.current_code = target.code
@@ -542,6 +537,9 @@ class Session:
             if self.chosen_before.all_passed:
                 return "already_passing"
             self.current_run = self.chosen_before
+            ran = [t.nodeid for t in self.chosen_before.tests]
+            failing = {t.nodeid for t in self.chosen_before.tests if not t.ok}
+            self.tests_shown = self._tests_to_show(ran, failing)
         if request.wider_tests:
             self._emit(f"running {len(request.wider_tests)} wider tests")
             self.wider_before = self.run_tests(request.wider_tests, self.source, label="wider")
@@ -590,6 +588,15 @@ class Session:
     def _suspicious_prompt(self) -> str:
         localization = self.search_step.localization if self.search_step else None
         return localization.prompt_line(3, self.source) if localization is not None else ""
+
+    def _tests_to_show(
+        self, nodeids: list[str], failing: set[str] | None = None
+    ) -> list[ShownTest]:
+        """The test sources the prompts show (feedback.sources_to_show): the failing ones
+        first once the baseline run has told which they are."""
+        root = Path(self.request.project_root)
+        shown = feedback.sources_to_show(root, nodeids, failing=failing)
+        return [ShownTest(nodeid, source) for nodeid, source in shown]
 
     def _why_no_probes(self) -> str:
         """Why probes cannot go into this function; "" when they can, or when the requested
