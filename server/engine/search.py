@@ -21,6 +21,7 @@ Steps (each a plain function, so the session, the benchmark and the tests call t
 from __future__ import annotations
 
 import ast
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -117,6 +118,7 @@ class SearchStep:
     crosscheck: CrossCheck | None = None
     separation: str = ""  # the generated input on which the ambiguous edits differ
     agreement: str = ""  # survivors that behave the same
+    partial: Partial | None = None  # no survivor: the best edit that fixes some failing tests
 
     def ambiguity_note(self, k: int = 3) -> str:
         """For the user and the model: the edits the tests could not choose between, and
@@ -207,6 +209,7 @@ def evaluate(
     cancel: CancelToken | None = None,
     deadline: float | None = None,
     progress: ProgressFn = _nothing,
+    failing_first: Sequence[str] = (),
 ) -> Evaluation:
     """Judge `edits` in batches, FIRST_BATCH then BATCH per test process."""
     found = Evaluation()
@@ -236,6 +239,7 @@ def evaluate(
                 "max_timeout_s": settings.max_candidate_timeout_s,
             },
             must_pass=must_pass,
+            failing_first=failing_first,
         )
         found.verdicts.update(judged.verdicts)
         found.chosen_ids = judged.chosen or found.chosen_ids
@@ -299,6 +303,74 @@ def rank_survivors(
         )
     survivors.sort(key=Survivor.sort_key)
     return survivors
+
+
+@dataclass
+class Partial:
+    """An edit that fixes some of the failing chosen tests and breaks no test that passed:
+    one part of a bug at two places (click `style`: two copy-pasted lines), for a second
+    search, or the model, to finish."""
+
+    edit: Edit
+    fixed: list[str]  # chosen tests that failed on the original and pass with the edit
+    failing_total: int
+
+    def describe(self) -> str:
+        return (
+            f"{self.edit.describe()} fixes {len(self.fixed)} of {self.failing_total} failing tests"
+        )
+
+
+def rank_partials(
+    edits: Sequence[Edit],
+    verdicts: dict[int, Verdict],
+    failing_before: Sequence[str],
+    passed_before: set[str],
+    target: TargetFunction | None = None,
+) -> list[Partial]:
+    """Edits that make some but not all of `failing_before` pass while every test of
+    `passed_before` (the chosen and wider tests that passed on the original) still passes;
+    most tests fixed first, then one that brings in a name its block's condition reads
+    (`if overline is not None: ... underline` -> `overline`, the copy-paste slip; four
+    names fixed click's test alike), then the smallest edit, then the most suspicious line."""
+    partials = []
+    for index, verdict in verdicts.items():
+        if verdict.timed_out or verdict.problem:
+            continue
+        fixed = [n for n in failing_before if verdict.outcomes.get(n) == "passed"]
+        if not fixed or len(fixed) == len(failing_before):
+            continue
+        if all(verdict.outcomes.get(n) == "passed" for n in passed_before):
+            partials.append(Partial(edits[index], fixed, len(failing_before)))
+    guards = _guard_names(target) if target is not None else {}
+
+    def reads_guard(edit: Edit) -> bool:
+        names = guards.get(edit.line, set())
+        return any(re.search(rf"\b{n}\b", edit.after) and not re.search(rf"\b{n}\b", edit.before)
+                   for n in names)  # fmt: skip
+
+    partials.sort(key=lambda p: (-len(p.fixed), not reads_guard(p.edit), p.edit.size, p.edit.rank))
+    return partials
+
+
+def _guard_names(target: TargetFunction) -> dict[int, set[str]]:
+    """File line -> the names read by the condition of the innermost `if`/`while` whose body
+    holds that line."""
+    try:
+        tree = ast.parse(target.code)
+    except SyntaxError:
+        return {}
+    offset = target.start_line  # the function text's line 1 is file line start_line + 1
+    found: dict[int, tuple[int, set[str]]] = {}  # line -> (depth of the block, names)
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.If, ast.While)) or not node.body:
+            continue
+        names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
+        for line in range(first, last + 1):
+            if line not in found or found[line][0] < node.lineno:  # the innermost block
+                found[line] = (node.lineno, names)
+    return {line + offset: names for line, (_depth, names) in found.items()}
 
 
 @dataclass
@@ -526,6 +598,7 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     wider_before = {t.nodeid for t in (context.wider_before.tests if context.wider_before else [])
                     if t.ok and t.nodeid not in context.chosen}  # fmt: skip
     must_pass = list(dict.fromkeys(context.chosen + sorted(wider_before)))
+    failing_before = [t.nodeid for t in context.chosen_before.tests if not t.ok]
     judged = evaluate(
         searcher,
         edits,
@@ -537,6 +610,7 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         cancel=context.cancel,
         deadline=context.deadline,
         progress=context.progress,
+        failing_first=failing_before,
     )
     # a test that fails on a re-run of the unchanged function in one process says nothing of
     # an edit there; the winner's fresh-process run below still runs it
@@ -570,6 +644,18 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     if result.stop == "cancelled":
         raise Cancelled(context.cancel.reason or "cancelled")
     kept = simplest_first([s for s in survivors if not s.breaks_wider])
+    passed_before = {t.nodeid for t in context.chosen_before.tests if t.ok}
+    if not kept and (passed_before or wider_passed_before):  # else any lucky edit would do
+        partials = rank_partials(
+            edits,
+            judged.verdicts,
+            failing_before,
+            passed_before | wider_passed_before,
+            context.target,
+        )
+        step.partial = partials[0] if partials else None
+        if partials:
+            context.event("search_partial", edits=[p.describe() for p in partials[:5]])
     verdict = judge_survivors(context, searcher, kept)
     if verdict.rule:
         context.event(

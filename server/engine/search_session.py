@@ -6,12 +6,17 @@ model found the place, a small edit may finish it. The search then runs on the c
 source (its changed lines first, then the lines its own runs point at), once per session at
 most twice, and what it finds is judged as any fix is (fresh run, chosen and wider tests, the
 wider tests that passed on the original must still pass).
+
+The search's own partial fix (search.Partial: an edit that fixes some failing tests and breaks
+none, a bug at two places) is searched on the same way, and when that search finishes nothing,
+it is the version the model starts from (`partial_start`).
 """
 
 from __future__ import annotations
 
 import difflib
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -176,3 +181,56 @@ def near_miss_search(
         found_on=f"the model's candidate of turn {turn}",
     )
     return search.search_step(context, search=True)
+
+
+@dataclass
+class PartialStart:
+    """The search's partial fix, run afresh: what the model is shown instead of the original."""
+
+    code: str  # the function with the partial edit
+    candidate: Candidate
+    run: RunResult
+    fix: search.VerifiedFix | None  # the second search finished it
+
+
+def partial_start(
+    host: SearchHost, step: search.SearchStep, passthrough: tuple[type[BaseException], ...]
+) -> PartialStart | None:
+    """`auto`/`search`: the best partial edit of `step`, kept only when a fresh run confirms it
+    (more chosen tests pass, none that passed fails); then the search once more on it, its
+    changed line first. None when there is no partial edit or it does not hold up."""
+    partial = step.partial
+    before = host.chosen_before
+    if partial is None or before is None or not host.request.auto_search:
+        return None
+    new_source = host.target.replace_in(host.source, partial.edit.code)
+    run = host.run_tests(list(host.request.tests), new_source, label="search-partial")
+    now = run.by_id()
+    kept = all(t.nodeid in now and now[t.nodeid].ok for t in before.tests if t.ok)
+    host.record("search_partial_run", edit=partial.describe(), passed=f"{run.passed}/{run.total}",
+                kept=kept and run.passed > before.passed)  # fmt: skip
+    if not kept or run.passed <= before.passed or run.all_passed:
+        return None  # all passing: the fresh run disagrees with the search process
+    candidate = Candidate(
+        reply="",
+        code=partial.edit.code,
+        new_source=new_source,
+        explanation=f"edit search (part of a fix): {partial.describe()}",
+    )
+    try:
+        target = locate(new_source, host.target.qualname)
+        context = context_for(
+            host,
+            source=new_source,
+            target=target,
+            chosen_before=run,
+            first_lines=list(partial.edit.lines),
+            found_on=f"the search's partial edit ({partial.edit.describe()})",
+        )
+        second = search.search_step(context, search=True)
+    except passthrough:
+        raise
+    except Exception as error:
+        host.record("search_failed", error=f"{type(error).__name__}: {error}")
+        return PartialStart(partial.edit.code, candidate, run, None)
+    return PartialStart(partial.edit.code, candidate, run, second.fix)

@@ -564,8 +564,26 @@ class Session:
         self.search_step = step or self.search_step
         if step is not None and self._adopt(step.fix):
             return "passed"
+        if step is not None and searching and self._start_from_partial(step):
+            return "passed"
         self._check()  # cancelled, or the search spent the time budget
         return "no_improvement" if self.request.mode == "search" else None
+
+    def _start_from_partial(self, step: SearchStep) -> bool:
+        """The search's partial fix (search_session.partial_start): True when a second search
+        on it finished the fix; else, when it holds up, the model starts from it (the best so
+        far, shown as the function with its remaining failures)."""
+        self._check()
+        start = search_session.partial_start(self, step, (Cancelled, _Stop))
+        if start is None:
+            return False
+        if self._adopt(start.fix):
+            return True
+        self.best, self.best_wider = _Evaluated(start.candidate, start.run), None
+        self.found_by = "edit search (part of a fix)"
+        self.current_code, self.current_run = start.code, start.run
+        self.fixed_at_turn = self.turn
+        return False
 
     def _adopt(self, fix: VerifiedFix | None) -> bool:
         """A search fix, judged like a model's (all chosen pass, no wider test broken)."""
@@ -617,7 +635,8 @@ class Session:
         request = self.request
         self._enter_mode(0)
         max_turns = self._max_turns()
-        best_passed = self.chosen_before.passed if self.chosen_before else 0
+        best = self.best.run if self.best is not None else self.chosen_before  # a partial fix
+        best_passed = best.passed if best is not None else 0
         without_improvement = 0
         while True:
             if self.turn >= max_turns:
@@ -633,6 +652,7 @@ class Session:
                 self.best, self.fixed_at_turn = outcome.evaluated, self.turn
             elif outcome is not None and outcome.fixed:
                 self.best, self.best_wider = outcome.evaluated, outcome.wider
+                self.found_by = ""  # the model's (from the search's partial fix, maybe)
                 self.fixed_at_turn = self.turn
                 return "passed"
             elif outcome is not None and outcome.broken is not None:
@@ -643,7 +663,7 @@ class Session:
             elif outcome is not None:
                 improved = self._weigh(outcome.evaluated, best_passed)
                 near = outcome.evaluated  # a near miss: the search may finish it
-                if improved and self._adopt(
+                if self._beats_original(near) and self._adopt(
                     search_session.near_miss_fix(self, near.candidate, near.run, (Cancelled, _Stop))
                 ):
                     return "passed"
@@ -660,6 +680,12 @@ class Session:
             if not improved and not self._next_mode() and request.mode == "auto":
                 return "no_improvement"  # the plan is spent: a further turn has not paid
 
+    def _beats_original(self, evaluated: _Evaluated) -> bool:
+        """More chosen tests pass than on the original: a near miss worth a search, even when
+        the search's own partial fix (the best so far) passes as many."""
+        before = self.chosen_before.passed if self.chosen_before is not None else 0
+        return evaluated.run is not None and evaluated.run.passed > before
+
     def _weigh(self, evaluated: _Evaluated, best_passed: int) -> bool:
         """A candidate that does not pass every chosen test: the best so far when it passes
         more than any before (True), the version shown next when it passes no fewer than the
@@ -669,6 +695,7 @@ class Session:
         improved = run.passed > best_passed
         if improved:
             self.best, self.best_wider = evaluated, None
+            self.found_by = ""
             self.fixed_at_turn = self.turn
         current = f"{self.current_run.passed}/{self.current_run.total}"
         if run.passed >= self.current_run.passed and evaluated.candidate.code:

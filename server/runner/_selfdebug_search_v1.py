@@ -307,8 +307,11 @@ def _on_alarm(signum, frame):
     raise _CandidateTimeout()
 
 
-def _judge(function, code, chosen, wider, limits, label):
-    """Run the chosen tests (and, when they all pass, the wider ones) with `code` swapped in."""
+def _judge(function, code, chosen, wider, limits, label, failing=()):
+    """Run the chosen tests (and, when they all pass, the wider ones) with `code` swapped in.
+    With `failing` (chosen tests that failed on the original), those run first and all of
+    them, then the other chosen tests up to a first failure; when those all pass and some of
+    `failing` do too (a partial fix), the wider tests run as well, to show what it breaks."""
     original = function.__code__
     outcomes = {}
     timed_out = False
@@ -319,8 +322,17 @@ def _judge(function, code, chosen, wider, limits, label):
     signal.setitimer(signal.ITIMER_VIRTUAL, cpu_s)  # CPU time: other load on the machine
     signal.setitimer(signal.ITIMER_REAL, wall_s)  # does not count; a sleeping test does here
     try:
-        outcomes.update(_run_items(chosen, True, label))
-        if all(o == "passed" for o in outcomes.values()) and wider and not _alarm["fired"]:
+        if failing:
+            outcomes.update(_run_items(list(failing), False, label))
+            rest = [i for i in chosen if i not in failing]
+            if rest and "passed" in outcomes.values() and not _alarm["fired"]:
+                outcomes.update(_run_items(rest, True, label))
+            ran_all = len(outcomes) == len(chosen) and "passed" in outcomes.values()
+            kept = all(outcomes[i.nodeid] == "passed" for i in rest) if ran_all else False
+        else:
+            outcomes.update(_run_items(chosen, True, label))
+            kept = all(o == "passed" for o in outcomes.values())
+        if kept and wider and not _alarm["fired"]:
             outcomes.update(_run_items(wider, False, label))
     except _CandidateTimeout:  # fired outside a test's own phases: reset pytest's fixtures
         timed_out = True
@@ -348,7 +360,13 @@ def pytest_runtestloop(session):
 
 def _search_loop(session, job):
     _session["now"] = session
-    items = list(session.items)
+    # a test named twice among the arguments (its file and its own id) is collected twice:
+    # run once (a click case ran each of its 32 chosen tests twice per candidate)
+    items, seen = [], set()
+    for item in session.items:
+        if item.nodeid not in seen:
+            seen.add(item.nodeid)
+            items.append(item)
     function, problem = _find_function(_shadow_path(job["file"]), job["qualname"])
     if function is None:
         _emit({"event": "search_error", "message": problem})
@@ -357,6 +375,8 @@ def _search_loop(session, job):
     chosen_ids = set(job.get("chosen", []))
     chosen = [i for i in items if i.nodeid in chosen_ids or _matches(i.nodeid, chosen_ids)]
     wider = [i for i in items if i not in chosen]
+    failing_ids = set(job.get("failing_first", []))
+    failing = [i for i in chosen if i.nodeid in failing_ids]  # run whole: partial fixes show
     _emit({"event": "search_ready", "chosen": [i.nodeid for i in chosen],
            "wider": [i.nodeid for i in wider]})  # fmt: skip
     if job.get("coverage"):
@@ -392,7 +412,7 @@ def _search_loop(session, job):
             event = {"event": "search_result", "id": candidate["id"], "problem": problem,
                      "outcomes": {}, "timed_out": False}  # fmt: skip
         else:
-            outcomes, timed_out = _judge(function, code, chosen, wider, limits, nodeid)
+            outcomes, timed_out = _judge(function, code, chosen, wider, limits, nodeid, failing)
             event = {"event": "search_result", "id": candidate["id"], "problem": "",
                      "outcomes": outcomes, "timed_out": timed_out}  # fmt: skip
             if not timed_out and all(outcomes.get(n) == "passed" for n in must_pass):

@@ -206,10 +206,13 @@ class SearchRunner:
         stop_after: int = 0,
         per_candidate: Mapping[str, float] | None = None,
         must_pass: Sequence[str] = (),
+        failing_first: Sequence[str] = (),
     ) -> JudgeRun:
         """Run every candidate (chosen tests first, wider ones only for those that pass) in as
         few processes as possible; `stop_after` candidates passing all of `must_pass` (default:
-        every test) end the batch early."""
+        every test) end the batch early. `failing_first`: chosen tests that failed on the
+        original, each run for every candidate (not only up to the first failure), so that an
+        edit fixing some of them shows, with the wider tests it keeps (the plugin's `_judge`)."""
         import time
 
         started = time.monotonic()
@@ -229,6 +232,7 @@ class SearchRunner:
                 ],
                 "stop_after": stop_after,
                 "must_pass": list(must_pass),
+                "failing_first": list(failing_first),
                 **(per_candidate or {}),
             }
             run = self._run(job, [*chosen, *wider], cancel, remaining)
