@@ -19,7 +19,7 @@ from helpers.sumproj import (
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import run_session
-from selfdebug.server.engine.session import REGRESSION_NOTE
+from selfdebug.server.engine.feedback import REGRESSION_NOTE
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 

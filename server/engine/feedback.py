@@ -335,6 +335,19 @@ def describe_failure(test: TestResult, target: TargetFunction, target_file: Path
     return _clip(text, FAILURE_CHARS)
 
 
+REGRESSION_NOTE = (
+    "the last fix made the shown tests pass but broke other behaviour of the function that "
+    "worked before (another test now fails); make a smaller, more careful change"
+)
+
+
+def regression_note(broken: list[TestResult], target: TargetFunction, file: Path) -> str:
+    """The guard's feedback: what broke, by name and with its values (at most 3 tests)."""
+    described = [describe_failure(t, target, file) for t in broken[:3]]
+    more = f"\n(and {len(broken) - 3} more)" if len(broken) > 3 else ""
+    return f"{REGRESSION_NOTE}. What broke:\n" + "\n".join(described) + more
+
+
 def describe_failures(
     run: RunResult, target: TargetFunction, target_file: Path, shown: int = FAILURES_SHOWN
 ) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from selfdebug.server.engine import feedback
 from selfdebug.server.engine.candidate import count_print_calls, extract_code
@@ -280,3 +280,19 @@ def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[Pla
     if requested == "probe" and not can_probe:
         return [PlannedMode("explain", "probes cannot be inserted in this function")]
     return [PlannedMode(requested, "")]
+
+
+def why_no_probes(
+    mode: Mode, source: str, qualname: str, probe_level: Literal["blocks", "lines"]
+) -> str:
+    """Why probes cannot go into this function; "" when they can, or when the requested
+    mode would never use them (the instrumenter is not even tried)."""
+    if mode != "probe":
+        return ""
+    try:
+        from selfdebug.instrument import instrument_function
+
+        instrument_function(source.encode("utf-8"), qualname, probe_level)
+    except Exception as error:  # any failure means: no probes for this function
+        return f"{type(error).__name__}: {error}"
+    return ""

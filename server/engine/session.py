@@ -35,10 +35,17 @@ from selfdebug.server.engine.modes import (
     ModeStrategy,
     PlannedMode,
     plan_modes,
+    why_no_probes,
 )
 from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, ShownTest
 from selfdebug.server.engine.recorder import Recorder
-from selfdebug.server.engine.target import TargetFunction, TargetNotFound, locate
+from selfdebug.server.engine.target import (
+    TargetFunction,
+    TargetNotFound,
+    TargetUnreadable,
+    read_target,
+    relative_label,
+)
 from selfdebug.server.engine.transcript import Transcript, compact_run
 from selfdebug.server.engine.types import (
     DebugRequest,
@@ -54,11 +61,6 @@ from selfdebug.server.runner.results import RunResult, TestResult, nodeid_covers
 if TYPE_CHECKING:
     from selfdebug.server.engine.search import SearchStep, VerifiedFix
     from selfdebug.server.runner import ProjectRunner
-
-REGRESSION_NOTE = (
-    "the last fix made the shown tests pass but broke other behaviour of the function that "
-    "worked before (another test now fails); make a smaller, more careful change"
-)
 
 
 class _Stop(Exception):
@@ -96,39 +98,6 @@ def _missing(nodeids: list[str], run: RunResult) -> list[str]:
     return [n for n in nodeids if not any(nodeid_covers(n, s) for s in seen)]
 
 
-def _label(request: DebugRequest) -> str:
-    file = Path(request.file).resolve()
-    try:
-        return file.relative_to(Path(request.project_root).resolve()).as_posix()
-    except ValueError:
-        return file.name
-
-
-def regression_note(broken: list[TestResult], target: TargetFunction, file: Path) -> str:
-    """The guard's feedback: what broke, by name and with its values (at most 3 tests)."""
-    described = [feedback.describe_failure(t, target, file) for t in broken[:3]]
-    more = f"\n(and {len(broken) - 3} more)" if len(broken) > 3 else ""
-    return f"{REGRESSION_NOTE}. What broke:\n" + "\n".join(described) + more
-
-
-def read_target(request: DebugRequest) -> tuple[str, TargetFunction]:
-    """The source text to debug (the editor's buffer or the file) and the function in it.
-    Raises _Stop("error") when the file cannot be read or holds no such function."""
-    file = Path(request.file).resolve()
-    if request.source_override is not None:
-        source = request.source_override
-    else:
-        try:
-            with file.open(encoding="utf-8", newline="") as handle:
-                source = handle.read()  # keep the file's own line endings
-        except OSError as error:
-            raise _Stop("error", f"cannot read {file}: {error.strerror or error}")
-    try:
-        return source, locate(source, request.qualname)
-    except TargetNotFound as error:
-        raise _Stop("error", f"{_label(request)}: {error}")
-
-
 class Session:
     """A session on a located function (see `run_session`, which locates it first)."""
 
@@ -158,9 +127,11 @@ class Session:
             backend, prompts, request, self.cancel, self.record, recorder.model_progress
         )
         self.file = Path(request.file).resolve()
-        self.label = _label(request)
+        self.label = relative_label(request.file, request.project_root)
         self.turn = 0
-        self._probe_problem = self._why_no_probes()
+        self._probe_problem = why_no_probes(
+            request.mode, self.source, target.qualname, request.probe_level
+        )
         self.plan: list[PlannedMode] = plan_modes(
             request.mode, has_tests=bool(request.tests), can_probe=not self._probe_problem
         )
@@ -616,21 +587,6 @@ class Session:
         shown = feedback.sources_to_show(root, nodeids, failing=failing)
         return [ShownTest(nodeid, source) for nodeid, source in shown]
 
-    def _why_no_probes(self) -> str:
-        """Why probes cannot go into this function; "" when they can, or when the requested
-        mode would never use them (the instrumenter is not even tried)."""
-        if self.request.mode != "probe":
-            return ""
-        try:
-            from selfdebug.instrument import instrument_function
-
-            instrument_function(
-                self.source.encode("utf-8"), self.target.qualname, self.request.probe_level
-            )
-        except Exception as error:  # any failure means: no probes for this function
-            return f"{type(error).__name__}: {error}"
-        return ""
-
     def _loop(self) -> StopReason:
         request = self.request
         self._enter_mode(0)
@@ -656,7 +612,7 @@ class Session:
                 self.fixed_at_turn = self.turn
                 return "passed"
             elif outcome is not None and outcome.broken is not None:
-                self.check_error = regression_note(outcome.broken, self.target, self.file)
+                self.check_error = feedback.regression_note(outcome.broken, self.target, self.file)
                 names = ", ".join(f"`{t.nodeid}`" for t in outcome.broken[:3])
                 verdict = f"Not kept: it passed the tests shown but broke {names}."
                 self._remember(outcome.evaluated, verdict, kept=False)
@@ -844,9 +800,14 @@ def run_session(
     started = time.monotonic()
     recorder = Recorder(Transcript(request.transcript_path), progress)
     try:
-        source, target = read_target(request)
-    except _Stop as halt:
-        result = _unlocated_result(request, halt.message, started)
+        source, target = read_target(request.file, request.qualname, request.source_override)
+    except TargetNotFound as error:
+        where = (
+            ""
+            if isinstance(error, TargetUnreadable)
+            else relative_label(request.file, request.project_root) + ": "
+        )
+        result = _unlocated_result(request, f"{where}{error}", started)
         recorder.session_end(result)
         recorder.close()
         return result

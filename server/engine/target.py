@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 
 from selfdebug.instrument.definitions import Definition, definitions, find_definition
 from selfdebug.instrument.source import parse_text
@@ -26,6 +27,10 @@ def first_line(node: DefNode) -> int:
 
 class TargetNotFound(Exception):
     """The file does not parse, or holds no function with that qualified name."""
+
+
+class TargetUnreadable(TargetNotFound):
+    """The file cannot be read at all."""
 
 
 @dataclass(frozen=True)
@@ -131,3 +136,29 @@ def locate(source: str, qualname: str) -> TargetFunction:
         code=code,
         header=header,
     )
+
+
+def relative_label(file: str | Path, project_root: str | Path) -> str:
+    """The file as the user names it: relative to the project, else its name."""
+    path = Path(file).resolve()
+    try:
+        return path.relative_to(Path(project_root).resolve()).as_posix()
+    except ValueError:
+        return path.name
+
+
+def read_target(
+    file: str | Path, qualname: str, source_override: str | None = None
+) -> tuple[str, TargetFunction]:
+    """The source text to debug (the editor's buffer, else the file with its own line endings)
+    and the function in it. Raises TargetUnreadable or TargetNotFound (what `locate` says)."""
+    if source_override is not None:
+        source = source_override
+    else:
+        path = Path(file).resolve()
+        try:
+            with path.open(encoding="utf-8", newline="") as handle:
+                source = handle.read()
+        except OSError as error:
+            raise TargetUnreadable(f"cannot read {path}: {error.strerror or error}") from None
+    return source, locate(source, qualname)
