@@ -18,7 +18,7 @@ from helpers.sumproj import (
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.engine import run_session
+from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.feedback import REGRESSION_NOTE
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
@@ -367,3 +367,21 @@ def test_the_model_call_deadline_comes_from_the_request(project, runner):
         runner=runner,
     )
     assert 1.0 <= capped.requests[0].deadline_s <= 60.0
+
+
+def test_a_file_that_cannot_be_read_or_lacks_the_function_ends_the_session_with_why(tmp_path):
+    """No runner is started: the result says which file, and why, in the user's words."""
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    backend = ScriptedBackend(["never asked"])
+    gone = run_session(
+        DebugRequest(file=tmp_path / "gone.py", qualname="add", project_root=tmp_path, tests=[]),
+        backend,
+    )
+    assert gone.stop_reason == "error"
+    assert gone.error.startswith(f"cannot read {tmp_path / 'gone.py'}: No such file")
+    absent = run_session(
+        DebugRequest(file=tmp_path / "calc.py", qualname="sub", project_root=tmp_path, tests=[]),
+        backend,
+    )
+    assert absent.stop_reason == "error" and absent.error.startswith("calc.py: ")
+    assert "sub" in absent.error and backend.requests == []
