@@ -710,9 +710,7 @@ def _verify(context: SearchContext, edit: Edit, notes: Sequence[str] = ()) -> Ve
     wider = None
     if context.wider and context.wider_before is not None:
         wider = context.run_tests(context.wider, new_source, "search-wider")
-        now = wider.by_id()
-        broken = [t.nodeid for t in context.wider_before.tests
-                  if t.ok and (t.nodeid not in now or not now[t.nodeid].ok)]  # fmt: skip
+        broken = wider.no_longer_passing(context.wider_before)
         if broken:
             context.event("search_verify", ok=False, edit=edit.describe(), why="wider tests")
             return None

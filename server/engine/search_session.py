@@ -151,7 +151,8 @@ def near_miss_fix(
         return None
     host.near_misses += 1
     try:
-        step = near_miss_search(host, candidate.new_source, run, host.turn)
+        found_on = f"the model's candidate of turn {host.turn}"
+        step = search_on_version(host, candidate.new_source, run, found_on, "near_miss_search")
     except passthrough:
         raise
     except Exception as error:
@@ -160,25 +161,26 @@ def near_miss_fix(
     return step.fix if step is not None else None
 
 
-def near_miss_search(
-    host: SearchHost, new_source: str, run: RunResult, turn: int
+def search_on_version(
+    host: SearchHost, new_source: str, run: RunResult, found_on: str, event: str
 ) -> search.SearchStep | None:
-    """The edit search on a model's candidate (its file text `new_source`, its chosen run
-    `run`); None when the candidate's function cannot be found again."""
+    """The edit search on another version of the function (its file text `new_source`, its
+    chosen run `run`: a model's near miss or the search's partial fix), the lines it changed
+    first (numbered in that version); None when its function cannot be found again."""
     try:
         target = locate(new_source, host.target.qualname)
     except Exception:
         return None
     first_line = target.start_line + 1
     lines = changed_lines(host.target, target.code, first_line)
-    host.record("near_miss_search", passed=f"{run.passed}/{run.total}", lines=lines)
+    host.record(event, passed=f"{run.passed}/{run.total}", lines=lines)
     context = context_for(
         host,
         source=new_source,
         target=target,
         chosen_before=run,
         first_lines=lines,
-        found_on=f"the model's candidate of turn {turn}",
+        found_on=found_on,
     )
     return search.search_step(context, search=True)
 
@@ -205,8 +207,7 @@ def partial_start(
         return None
     new_source = host.target.replace_in(host.source, partial.edit.code)
     run = host.run_tests(list(host.request.tests), new_source, label="search-partial")
-    now = run.by_id()
-    kept = all(t.nodeid in now and now[t.nodeid].ok for t in before.tests if t.ok)
+    kept = not run.no_longer_passing(before)
     host.record("search_partial_run", edit=partial.describe(), passed=f"{run.passed}/{run.total}",
                 kept=kept and run.passed > before.passed)  # fmt: skip
     if not kept or run.passed <= before.passed or run.all_passed:
@@ -217,20 +218,12 @@ def partial_start(
         new_source=new_source,
         explanation=f"edit search (part of a fix): {partial.describe()}",
     )
+    found_on = f"the search's partial edit ({partial.edit.describe()})"
     try:
-        target = locate(new_source, host.target.qualname)
-        context = context_for(
-            host,
-            source=new_source,
-            target=target,
-            chosen_before=run,
-            first_lines=list(partial.edit.lines),
-            found_on=f"the search's partial edit ({partial.edit.describe()})",
-        )
-        second = search.search_step(context, search=True)
+        second = search_on_version(host, new_source, run, found_on, "partial_search")
     except passthrough:
         raise
     except Exception as error:
         host.record("search_failed", error=f"{type(error).__name__}: {error}")
-        return PartialStart(partial.edit.code, candidate, run, None)
-    return PartialStart(partial.edit.code, candidate, run, second.fix)
+        second = None
+    return PartialStart(partial.edit.code, candidate, run, second.fix if second else None)

@@ -418,9 +418,8 @@ class Session:
         after = self._cached_run("wider", self.request.wider_tests, evaluated.candidate, 0)
         now = after.by_id()
         broken = [
-            now.get(t.nodeid) or TestResult(nodeid=t.nodeid, outcome="error", message="did not run")
-            for t in self.wider_before.tests
-            if t.ok and (t.nodeid not in now or not now[t.nodeid].ok)
+            now.get(n) or TestResult(nodeid=n, outcome="error", message="did not run")
+            for n in after.no_longer_passing(self.wider_before)
         ]
         self.record("guard", broken=[t.nodeid for t in broken], result=compact_run(after))
         return broken, after

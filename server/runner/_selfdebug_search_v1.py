@@ -324,11 +324,11 @@ def _judge(function, code, chosen, wider, limits, label, failing=()):
     try:
         if failing:
             outcomes.update(_run_items(list(failing), False, label))
+            fixed_some = any(outcomes.get(i.nodeid) == "passed" for i in failing)
             rest = [i for i in chosen if i not in failing]
-            if rest and "passed" in outcomes.values() and not _alarm["fired"]:
+            if rest and fixed_some and not _alarm["fired"]:
                 outcomes.update(_run_items(rest, True, label))
-            ran_all = len(outcomes) == len(chosen) and "passed" in outcomes.values()
-            kept = all(outcomes[i.nodeid] == "passed" for i in rest) if ran_all else False
+            kept = fixed_some and all(outcomes.get(i.nodeid) == "passed" for i in rest)
         else:
             outcomes.update(_run_items(chosen, True, label))
             kept = all(o == "passed" for o in outcomes.values())

@@ -94,6 +94,13 @@ class RunResult:
     def by_id(self) -> dict[str, TestResult]:
         return {t.nodeid: t for t in self.tests}
 
+    def no_longer_passing(self, before: RunResult) -> list[str]:
+        """The tests that passed in `before` and fail here, or did not run here: what a change
+        broke."""
+        now = self.by_id()
+        return [t.nodeid for t in before.tests
+                if t.ok and (t.nodeid not in now or not now[t.nodeid].ok)]  # fmt: skip
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self) | {"passed": self.passed, "total": self.total}
 
