@@ -138,7 +138,7 @@ class Session:
         self._plan_step = 0
         self.strategy: ModeStrategy = STRATEGIES[self.plan[0].mode]
         self.mode: Mode = request.mode  # the requested one until the first turn runs
-        self.tests_shown = self._tests_to_show(request.tests)
+        self.tests_shown: list[ShownTest] = []  # set from the baseline run (failing first)
         self.chosen_before: RunResult | None = None
         self.wider_before: RunResult | None = None
         self.current_code = target.code
@@ -509,7 +509,8 @@ class Session:
             self.current_run = self.chosen_before
             ran = [t.nodeid for t in self.chosen_before.tests]
             failing = {t.nodeid for t in self.chosen_before.tests if not t.ok}
-            self.tests_shown = self._tests_to_show(ran, failing)
+            shown = feedback.sources_to_show(Path(request.project_root), ran, failing=failing)
+            self.tests_shown = [ShownTest(nodeid, source) for nodeid, source in shown]
         if request.wider_tests:
             self._emit(f"running {len(request.wider_tests)} wider tests")
             self.wider_before = self.run_tests(request.wider_tests, self.source, label="wider")
@@ -576,15 +577,6 @@ class Session:
     def _suspicious_prompt(self) -> str:
         localization = self.search_step.localization if self.search_step else None
         return localization.prompt_line(3, self.source) if localization is not None else ""
-
-    def _tests_to_show(
-        self, nodeids: list[str], failing: set[str] | None = None
-    ) -> list[ShownTest]:
-        """The test sources the prompts show (feedback.sources_to_show): the failing ones
-        first once the baseline run has told which they are."""
-        root = Path(self.request.project_root)
-        shown = feedback.sources_to_show(root, nodeids, failing=failing)
-        return [ShownTest(nodeid, source) for nodeid, source in shown]
 
     def _loop(self) -> StopReason:
         request = self.request
