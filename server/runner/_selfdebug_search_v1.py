@@ -307,11 +307,12 @@ def _on_alarm(signum, frame):
     raise _CandidateTimeout()
 
 
-def _judge(function, code, chosen, wider, limits, label, failing=()):
+def _judge(function, code, chosen, wider, limits, label, failing=(), rest=()):
     """Run the chosen tests (and, when they all pass, the wider ones) with `code` swapped in.
     With `failing` (chosen tests that failed on the original), those run first and all of
-    them, then the other chosen tests up to a first failure; when those all pass and some of
-    `failing` do too (a partial fix), the wider tests run as well, to show what it breaks."""
+    them, then the other chosen tests (`rest`) up to a first failure; when those all pass and
+    some of `failing` do too (a partial fix), the wider tests run as well, to show what it
+    breaks."""
     original = function.__code__
     outcomes = {}
     timed_out = False
@@ -325,7 +326,6 @@ def _judge(function, code, chosen, wider, limits, label, failing=()):
         if failing:
             outcomes.update(_run_items(list(failing), False, label))
             fixed_some = any(outcomes.get(i.nodeid) == "passed" for i in failing)
-            rest = [i for i in chosen if i not in failing]
             if rest and fixed_some and not _alarm["fired"]:
                 outcomes.update(_run_items(rest, True, label))
             kept = fixed_some and all(outcomes.get(i.nodeid) == "passed" for i in rest)
@@ -377,6 +377,7 @@ def _search_loop(session, job):
     wider = [i for i in items if i not in chosen]
     failing_ids = set(job.get("failing_first", []))
     failing = [i for i in chosen if i.nodeid in failing_ids]  # run whole: partial fixes show
+    rest = [i for i in chosen if i.nodeid not in failing_ids]
     _emit({"event": "search_ready", "chosen": [i.nodeid for i in chosen],
            "wider": [i.nodeid for i in wider]})  # fmt: skip
     if job.get("coverage"):
@@ -412,7 +413,9 @@ def _search_loop(session, job):
             event = {"event": "search_result", "id": candidate["id"], "problem": problem,
                      "outcomes": {}, "timed_out": False}  # fmt: skip
         else:
-            outcomes, timed_out = _judge(function, code, chosen, wider, limits, nodeid, failing)
+            outcomes, timed_out = _judge(
+                function, code, chosen, wider, limits, nodeid, failing, rest
+            )
             event = {"event": "search_result", "id": candidate["id"], "problem": "",
                      "outcomes": outcomes, "timed_out": timed_out}  # fmt: skip
             if not timed_out and all(outcomes.get(n) == "passed" for n in must_pass):
