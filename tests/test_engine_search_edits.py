@@ -12,7 +12,12 @@ import pytest
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.mutate import generate_edits
-from selfdebug.server.engine.test_evidence import NOTHING_EXPECTED, Expected, expected_from
+from selfdebug.server.engine.test_evidence import (
+    NOTHING_EXPECTED,
+    Expected,
+    Mismatch,
+    expected_from,
+)
 from selfdebug.server.runner import results
 
 
@@ -487,10 +492,75 @@ def test_rising():
     "        best = max(best, price - low)\n",
     "variable",
 )
+EMPTY_RENDERED = Case(
+    "describe",
+    """def describe(name, default):
+    extra = []
+    if default is not None:
+        shown = str(default)
+        if shown:
+            extra.append("default: {}".format(shown))
+    return f"{name}  [{'; '.join(extra)}]" if extra else name
+""",
+    """from describe import describe
+
+
+def test_empty_default():
+    assert '[default: ""]' in describe("--limit", "")
+
+
+def test_number():
+    assert describe("--n", 3) == "--n  [default: 3]"
+
+
+def test_no_default():
+    assert describe("--n", None) == "--n"
+""",
+    ("test_empty_default",),
+    "        shown = str(default) or '\"\"'\n",
+    "fallback",
+    Expected(mismatches=(Mismatch("--limit", '[default: ""]', inside=True),)),
+)
+WRAPPED_TWICE = Case(
+    "usage",
+    """def usage(name, choices=None, required=True):
+    metavar = choices_metavar(choices) if choices else name.upper()
+    if not required:
+        metavar = f"[{metavar}]"
+    return f"Usage: prog {metavar}"
+
+
+def choices_metavar(choices):
+    return "[" + "|".join(choices) + "]"
+""",
+    """from usage import usage
+
+
+def test_optional_choice():
+    assert usage("mode", ["a", "b"], required=False) == "Usage: prog [a|b]"
+
+
+def test_optional_name():
+    assert usage("mode", required=False) == "Usage: prog [MODE]"
+
+
+def test_required_choice():
+    assert usage("mode", ["a", "b"]) == "Usage: prog [a|b]"
+
+
+def test_required_name():
+    assert usage("mode") == "Usage: prog MODE"
+""",
+    ("test_optional_choice",),
+    "        if not (metavar.startswith('[') and metavar.endswith(']')):\n"
+    '            metavar = f"[{metavar}]"\n',
+    "guard",
+    Expected(mismatches=(Mismatch("Usage: prog [[a|b]]", "Usage: prog [a|b]"),)),
+)
 CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR, SETUP_GUARD, F_STRING,
          LOOP_COUNTER, COLLECTION_ADD, LITERAL_EVERYWHERE, EMPTY_SUBSET, UNPACKING,
          OPTIONAL_ITEM, SEPARATOR, ELSE_RAISE, RAISED_INSTEAD, TESTED_CHARACTER,
-         VALUE_AT_HAND]  # fmt: skip
+         VALUE_AT_HAND, EMPTY_RENDERED, WRAPPED_TWICE]  # fmt: skip
 
 
 def _project(root: Path, case: Case) -> Path:
@@ -559,6 +629,41 @@ def test_what_failing_tests_expect():
     assert expected.characters == ("[", "]")
     nothing = expected_from(results.RunResult([failing("assert 1 == 2")], "bwrap", 0.1))
     assert nothing == NOTHING_EXPECTED
+
+
+def test_failing_string_comparisons_give_what_was_got_and_what_was_wanted():
+    def failing(op: str, left: str, right: str, message: str = "") -> results.TestResult:
+        return results.TestResult(
+            "t.py::t", "failed", message=message, assert_op=op, assert_left=left,
+            assert_right=right,
+        )  # fmt: skip
+
+    run = results.RunResult(
+        [
+            failing("==", "'[[a]]'", "'[a]'"),  # pytest: the value got on the left
+            failing("in", "'[default: \"\"]'", "'  --n  [default: ]'"),  # wanted inside got
+            failing("==", "3", "4"),  # not strings: nothing to read
+            results.TestResult("t.py::u", "failed", message="AssertionError: 'ab' != 'a b'"),
+        ],
+        isolation="bwrap",
+        duration=0.1,
+    )
+    assert expected_from(run).mismatches == (
+        Mismatch("[[a]]", "[a]"),
+        Mismatch("  --n  [default: ]", '[default: ""]', inside=True),
+        Mismatch("ab", "a b"),  # unittest's order says nothing: both ways
+        Mismatch("a b", "ab"),
+    )
+
+
+def test_text_edits_need_a_failing_comparison_that_points_at_them():
+    """No fallback text without a missing piece; no wrap guard unless the wrapping doubled."""
+    for case in (EMPTY_RENDERED, WRAPPED_TWICE):
+        lines = {n: 0 for n in range(2, case.code.count("\n") + 1)}
+        unrelated = Expected(mismatches=(Mismatch("[x] 1", "[x] 2"),))
+        for expected in (NOTHING_EXPECTED, unrelated):
+            edits = generate_edits(case.code, 1, lines, limit=300, expected=expected)
+            assert not [e for e in edits if case.fixed_line in e.code]
 
 
 def test_no_separator_between_numbers():

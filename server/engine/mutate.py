@@ -14,7 +14,9 @@ rest of the function keeps its formatting and comments):
   (`get(heap, n) + d` -> `distance + d`), the separator a concatenation lost (`a + "." + b`);
 - statements: one deleted, `return` of another in-scope value (`[]` <-> `[[]]` too), the counter
   step a `while` loop never takes and the add a collection never gets (mutate_updates.py), the
-  `else: raise X` a failing test expects (mutate_raises.py); guards, missing returns and
+  `else: raise X` a failing test expects (mutate_raises.py), the text a failing string
+  comparison lacks given where a value renders empty and a wrapping it shows twice guarded
+  (mutate_texts.py); guards, missing returns and
   statement swaps (mutate_statements.py), guards at the function's top after the ranked lines'
   edits.
 Edits come ordered by the rank of their line, then by size (1: an operator, literal, bound or
@@ -37,6 +39,7 @@ from selfdebug.server.engine import mutate_pairs as pairs
 from selfdebug.server.engine import mutate_raises as raising
 from selfdebug.server.engine import mutate_statements as statements
 from selfdebug.server.engine import mutate_strings as strings
+from selfdebug.server.engine import mutate_texts as mismatched
 from selfdebug.server.engine import mutate_updates as updates
 from selfdebug.server.engine.test_evidence import NOTHING_EXPECTED, Expected
 
@@ -631,6 +634,8 @@ def generate_edits(
         updates.collection_adds(function, text, lines),
         raising.else_raises(function, text, lines, expected.raises),
         raising.raised_instead(function, text, lines, expected.raises),
+        mismatched.fallback_texts(function, text, lines, expected.mismatches),
+        mismatched.wrap_guards(function, text, lines, expected.mismatches),
         statements.deletions(function, text, lines),
         statements.swaps(function, text, lines),
         statements.guards(function, text, lines),
