@@ -636,6 +636,7 @@ def generate_edits(
         raising.raised_instead(function, text, lines, expected.raises),
         mismatched.fallback_texts(function, text, lines, expected.mismatches),
         mismatched.wrap_guards(function, text, lines, expected.mismatches),
+        mismatched.copied_lines(function, text, lines, expected.mismatches),
         statements.deletions(function, text, lines),
         statements.swaps(function, text, lines),
         statements.guards(function, text, lines),

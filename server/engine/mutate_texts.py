@@ -1,12 +1,16 @@
 """Edits that a failing string comparison points at: the text the output lacks, given where a
-value renders empty, and a wrapping the output shows twice.
+value renders empty; a wrapping the output shows twice; a line copied from another block that
+kept its name and number.
 
 A test that got `[default: ]` where it wanted `[default: ""]` says what is missing and where:
 the value rendered between the two agreeing parts came out empty (click's
 `Option.get_help_record` showed an empty default as nothing). A test that got `[[a|b]]` where
 it wanted `[a|b]` says a wrapping was added to a value that had it already (click's
-`Argument.make_metavar` bracketed a `Choice` metavar that brings its own brackets). The
-got/expected pairs come from the failing tests (test_evidence.py); nothing is made without one.
+`Argument.make_metavar` bracketed a `Choice` metavar that brings its own brackets). A test
+that got `ESC[23m` where it wanted `ESC[3m`, from a line under `if italic is not None:` that
+reads `underline` (the condition of the block it was copied from), says which name and which
+number (click's `style`). The got/expected pairs come from the failing tests
+(test_evidence.py); nothing is made without one.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ MAX_MISSING = 20  # characters of missing text worth putting into the code
 MAX_COMPARED = 400  # longer strings are not diffed
 MAX_TOKEN = 8  # longer words of the expected text are data, not a placeholder
 MAX_FALLBACKS = 3
+MAX_NUMBERS = 3
+_NUMBER = re.compile(r"\d+")
 _VALUE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.Return)
 _FIELD = re.compile(r"\{[^{}]*\}")
 
@@ -182,3 +188,66 @@ def wrap_guards(
         body = "".join("    " + line for line in statement.splitlines(keepends=True))
         guarded = f"{indent}if not {condition}:\n{body}"
         yield node.lineno, 3, "guard", whole[0], whole[1], guarded
+
+
+def _block_guards(function: FunctionNode) -> dict[int, str]:
+    """Code line -> the one name the condition of the innermost `if` holding that line reads
+    (`if italic is not None:` gives `italic`); lines under conditions of several names or
+    none are left out."""
+    found: dict[int, tuple[int, str | None]] = {}  # line -> (the `if`'s line, its name)
+    for node in ast.walk(function):
+        if not isinstance(node, ast.If) or not node.body:
+            continue
+        names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+        name = next(iter(names)) if len(names) == 1 else None
+        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
+        for line in range(first, last + 1):
+            if line not in found or found[line][0] < node.lineno:
+                found[line] = (node.lineno, name)
+    return {line: name for line, (_if, name) in found.items() if name is not None}
+
+
+def expected_numbers(mismatches: Sequence[Mismatch]) -> list[int]:
+    """Whole numbers the expected strings show and the outputs got do not (`ESC[3m` wanted,
+    `ESC[23m` got: 3)."""
+    numbers: list[int] = []
+    for m in mismatches:
+        got = set(_NUMBER.findall(m.got))
+        numbers += [int(n) for n in _NUMBER.findall(m.expected) if n not in got]
+    return list(dict.fromkeys(numbers))[:MAX_NUMBERS]
+
+
+def copied_lines(
+    function: FunctionNode, text: Text, lines: set[int], mismatches: Sequence[Mismatch]
+) -> Iterator[Raw]:
+    """A line copied from another block that kept that block's name and number:
+    `if italic is not None: ... {5 if underline else 23}` -> `{3 if italic else 23}`, the
+    name replaced by the one its own block's condition reads (`underline` guards another
+    block) and a number by one a failing test expects and did not get (size 3)."""
+    numbers = expected_numbers(mismatches)
+    guards = _block_guards(function) if numbers else {}
+    guarding = set(guards.values())
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Name) or node.lineno not in lines:
+            continue
+        own = guards.get(node.lineno)
+        if own is None or node.id == own or node.id not in guarding:
+            continue
+        name_start, name_end = text.span(node)
+        for constant in ast.walk(function):
+            if not (
+                isinstance(constant, ast.Constant)
+                and type(constant.value) is int
+                and constant.lineno == node.lineno
+            ):
+                continue
+            start, end = text.span(constant)
+            for number in numbers:
+                if number == constant.value:
+                    continue
+                spans = sorted([(name_start, name_end, own), (start, end, str(number))])
+                first, last = spans[0][0], spans[-1][1]
+                changed = text.code[first:last]
+                for span_start, span_end, new in reversed(spans):
+                    changed = changed[: span_start - first] + new + changed[span_end - first :]
+                yield node.lineno, 3, "copy", first, last, changed
