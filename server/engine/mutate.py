@@ -15,8 +15,8 @@ rest of the function keeps its formatting and comments):
 - statements: one deleted, `return` of another in-scope value (`[]` <-> `[[]]` too), the counter
   step a `while` loop never takes and the add a collection never gets (mutate_updates.py), the
   `else: raise X` a failing test expects (mutate_raises.py), the text a failing string
-  comparison lacks given where a value renders empty and a wrapping it shows twice guarded
-  (mutate_texts.py); guards, missing returns and
+  comparison lacks given where a value renders empty, a wrapping it shows twice guarded and a
+  copied line's name and number (mutate_texts.py); guards, missing returns and
   statement swaps (mutate_statements.py), guards at the function's top after the ranked lines'
   edits.
 Edits come ordered by the rank of their line, then by size (1: an operator, literal, bound or

@@ -20,7 +20,13 @@ import re
 from collections.abc import Iterator, Sequence
 from difflib import SequenceMatcher
 
-from selfdebug.server.engine.mutate_statements import FunctionNode, Raw, Text, _whole_lines
+from selfdebug.server.engine.mutate_statements import (
+    FunctionNode,
+    Raw,
+    Text,
+    _whole_lines,
+    condition_names,
+)
 from selfdebug.server.engine.test_evidence import Mismatch
 
 MAX_MISSING = 20  # characters of missing text worth putting into the code
@@ -190,23 +196,6 @@ def wrap_guards(
         yield node.lineno, 3, "guard", whole[0], whole[1], guarded
 
 
-def _block_guards(function: FunctionNode) -> dict[int, str]:
-    """Code line -> the one name the condition of the innermost `if` holding that line reads
-    (`if italic is not None:` gives `italic`); lines under conditions of several names or
-    none are left out."""
-    found: dict[int, tuple[int, str | None]] = {}  # line -> (the `if`'s line, its name)
-    for node in ast.walk(function):
-        if not isinstance(node, ast.If) or not node.body:
-            continue
-        names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
-        name = next(iter(names)) if len(names) == 1 else None
-        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
-        for line in range(first, last + 1):
-            if line not in found or found[line][0] < node.lineno:
-                found[line] = (node.lineno, name)
-    return {line: name for line, (_if, name) in found.items() if name is not None}
-
-
 def expected_numbers(mismatches: Sequence[Mismatch]) -> list[int]:
     """Whole numbers the expected strings show and the outputs got do not (`ESC[3m` wanted,
     `ESC[23m` got: 3)."""
@@ -225,8 +214,19 @@ def copied_lines(
     name replaced by the one its own block's condition reads (`underline` guards another
     block) and a number by one a failing test expects and did not get (size 3)."""
     numbers = expected_numbers(mismatches)
-    guards = _block_guards(function) if numbers else {}
+    if not numbers:
+        return
+    # line -> the one name its innermost `if` reads (`if italic is not None:`: `italic`)
+    guards = {
+        line: next(iter(names))
+        for line, names in condition_names(function, (ast.If,)).items()
+        if len(names) == 1
+    }
     guarding = set(guards.values())
+    integers: dict[int, list[ast.Constant]] = {}  # line -> its integer literals
+    for node in ast.walk(function):
+        if isinstance(node, ast.Constant) and type(node.value) is int and node.lineno in lines:
+            integers.setdefault(node.lineno, []).append(node)
     for node in ast.walk(function):
         if not isinstance(node, ast.Name) or node.lineno not in lines:
             continue
@@ -234,13 +234,7 @@ def copied_lines(
         if own is None or node.id == own or node.id not in guarding:
             continue
         name_start, name_end = text.span(node)
-        for constant in ast.walk(function):
-            if not (
-                isinstance(constant, ast.Constant)
-                and type(constant.value) is int
-                and constant.lineno == node.lineno
-            ):
-                continue
+        for constant in integers.get(node.lineno, []):
             start, end = text.span(constant)
             for number in numbers:
                 if number == constant.value:

@@ -38,6 +38,7 @@ from selfdebug.server.engine.crosscheck import (
 )
 from selfdebug.server.engine.localize import Localization, SuspiciousLine, rank_lines
 from selfdebug.server.engine.mutate import Edit, generate_edits
+from selfdebug.server.engine.mutate_statements import condition_names
 from selfdebug.server.engine.target import TargetFunction
 from selfdebug.server.engine.test_evidence import NOTHING_EXPECTED, Expected, expected_from
 from selfdebug.server.runner.results import RunResult, nodeid_covers
@@ -361,16 +362,7 @@ def _guard_names(target: TargetFunction) -> dict[int, set[str]]:
     except SyntaxError:
         return {}
     offset = target.start_line  # the function text's line 1 is file line start_line + 1
-    found: dict[int, tuple[int, set[str]]] = {}  # line -> (depth of the block, names)
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.If, ast.While)) or not node.body:
-            continue
-        names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
-        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
-        for line in range(first, last + 1):
-            if line not in found or found[line][0] < node.lineno:  # the innermost block
-                found[line] = (node.lineno, names)
-    return {line + offset: names for line, (_depth, names) in found.items()}
+    return {line + offset: names for line, names in condition_names(tree).items()}
 
 
 @dataclass

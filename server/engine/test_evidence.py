@@ -7,7 +7,7 @@ The edit search uses them to make a few edits no rule of the function's own code
 the function compares with replaced by a character the tests' strings use and the function
 never writes (`string[i] == '('` where every test passes brackets `[`/`]`), and the edits a
 got/expected pair of strings points at (mutate_texts.py: text the output lacks, a wrapping
-added twice).
+added twice, a copied line's name and number).
 """
 
 from __future__ import annotations
