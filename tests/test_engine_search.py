@@ -19,9 +19,14 @@ from lsprotocol.types import DiagnosticSeverity
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import DebugRequest, run_session
-from selfdebug.server.engine.localize import SuspiciousLine, rank_lines
-from selfdebug.server.engine.mutate import generate_edits
-from selfdebug.server.engine.search import Survivor, behaviour_key, localize, simplest_first
+from selfdebug.server.engine.search.edit_search import (
+    Survivor,
+    behaviour_key,
+    localize,
+    simplest_first,
+)
+from selfdebug.server.engine.search.edits import generate_edits
+from selfdebug.server.engine.search.localize import SuspiciousLine, rank_lines
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.lsp.diagnostics import DiagnosticStore, FunctionSpan, suspicious_diagnostics
@@ -158,13 +163,15 @@ def test_candidate_edits_cover_each_class_in_rank_then_size_order():
     assert (14, "items[i], 2", "2, items[i]") in described  # swapped call arguments
     assert (14, "2", "3") in described and (14, "2", "1") in described  # +-1 on a literal
     assert (12, "n", "n + 1") in described  # range bound
-    assert any(e.kind == "variable" and e.line == 13 for e in edits)  # another in-scope name
-    assert any(e.kind == "delete" and e.line == 14 for e in edits)
+    assert any(
+        e.edit_class == "other-name" and e.line == 13 for e in edits
+    )  # another in-scope name
+    assert any(e.edit_class == "deleted-statement" and e.line == 14 for e in edits)
     assert (15, "total", "n") in described  # return of another in-scope value
-    singles = [e for e in edits if e.kind != "pair"]
+    singles = [e for e in edits if e.edit_class != "pair"]
     ranks = [(e.rank, e.size) for e in singles]
     assert ranks == sorted(ranks)  # line rank first, then edit size
-    assert edits[len(singles) :] == [e for e in edits if e.kind == "pair"]  # pairs last
+    assert edits[len(singles) :] == [e for e in edits if e.edit_class == "pair"]  # pairs last
     assert edits[0].line == 13
     assert len(generate_edits(code, 10, {13: 0, 14: 1}, limit=7)) == 7  # bounded
     for edit in edits:  # each a distinct, parsing function
@@ -361,7 +368,11 @@ def test_edits_that_make_degenerate_code_are_not_tried():
         "        lo = mid\n"
     )
     edits = generate_edits(code, 1, {2: 0, 3: 0, 4: 0, 5: 0, 6: 0}, limit=1000)
-    after = {e.code.splitlines()[e.line - 1].strip() for e in edits if e.kind != "delete"}
+    after = {
+        e.code.splitlines()[e.line - 1].strip()
+        for e in edits
+        if e.edit_class != "deleted-statement"
+    }
     assert "while not True:" not in after  # a constant condition
     assert "if mid < mid:" not in after and "if hi < hi:" not in after  # compared with itself
     assert "return g(mid, mid)" not in after and "return g(lo, lo)" not in after

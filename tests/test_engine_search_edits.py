@@ -11,8 +11,8 @@ import pytest
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
-from selfdebug.server.engine.mutate import generate_edits
-from selfdebug.server.engine.test_evidence import (
+from selfdebug.server.engine.search.edits import generate_edits
+from selfdebug.server.engine.search.evidence import (
     NOTHING_EXPECTED,
     Expected,
     Mismatch,
@@ -28,7 +28,7 @@ class Case:
     tests: str
     failing: tuple[str, ...]
     fixed_line: str  # a line of the fixed function
-    kind: str  # the class of the edit that fixes it
+    edit_class: str  # the class of the edit that fixes it (registry.py)
     expected: Expected = NOTHING_EXPECTED  # what the failing tests' failure text says
 
 
@@ -52,7 +52,7 @@ def test_three():
 """,
     ("test_empty_is_zero",),
     "    if not values:\n        return 0\n",
-    "guard",
+    "guard-returning-empty",
 )
 MISSING_RETURN = Case(
     "find",
@@ -79,7 +79,7 @@ def test_missing():
 """,
     ("test_last",),
     "    return find(items, target, lo + 1)\n",
-    "return",
+    "missing-return",
 )
 SWAPPED = Case(
     "prefix",
@@ -104,7 +104,7 @@ def test_empty():
 ''',
     ("test_sums_before_each",),
     "        sums.append(total)\n        total += v\n",
-    "swap",
+    "swapped-statements",
 )
 CONSTANT = Case(
     "percent",
@@ -131,7 +131,7 @@ def test_inside():
 """,
     ("test_above",),
     "    if x > 100:\n        return 100\n",
-    "constant",
+    "other-literal",
 )
 SLICE = Case(
     "rotate",
@@ -151,7 +151,7 @@ def test_by_none():
 """,
     ("test_by_one",),
     "    return items[k:] + head\n",
-    "bound",
+    "complementary-slice",
 )
 PAIR = Case(
     "between",
@@ -203,7 +203,7 @@ def test_mean():
 """,
     ("test_empty_has_no_mean",),
     "    if not values:\n        return report\n    report[",
-    "guard",
+    "guard-returning-known",
 )
 F_STRING = Case(
     "describe",
@@ -229,7 +229,7 @@ def test_negative():
     ("test_names_the_size",),
     """    return (f"{name}: "
             f"{size} bytes")""",
-    "f-string",
+    "missing-f-prefix",
 )
 LOOP_COUNTER = Case(
     "repeat",
@@ -251,7 +251,7 @@ def test_none():
 """,
     ("test_twice",),
     "        out += text\n        times -= 1\n",
-    "update",
+    "loop-counter-step",
 )
 COLLECTION_ADD = Case(
     "first_repeat",
@@ -274,7 +274,7 @@ def test_none_repeated():
 """,
     ("test_repeated",),
     "            return item\n        seen.add(item)\n",
-    "insert",
+    "collection-add",
 )
 LITERAL_EVERYWHERE = Case(
     "middle_initial",
@@ -300,7 +300,7 @@ def test_three_names():
 """,
     ("test_two_names", "test_empty_middle"),
     '        return ""\n    initial = names[1][:1]\n    return initial or ""\n',
-    "constant",
+    "literal-everywhere",
 )
 EMPTY_SUBSET = Case(
     "choose",
@@ -324,7 +324,7 @@ def test_from_nothing():
 """,
     ("test_one_of_two",),
     "    if k == 0:\n        return [[]]\n",
-    "return",
+    "nested-empty-list",
 )
 UNPACKING = Case(
     "us_date",
@@ -340,7 +340,7 @@ def test_new_year_eve():
 """,
     ("test_new_year_eve",),
     '    month, day, year = text.split("/")\n',
-    "swap",
+    "swapped-unpacking",
 )
 OPTIONAL_ITEM = Case(
     "usage",
@@ -361,7 +361,7 @@ def test_options():
 """,
     ("test_no_options",),
     "    pieces = [options] if options else []\n",
-    "condition",
+    "empty-guarded-list",
 )
 SEPARATOR = Case(
     "qualified",
@@ -382,7 +382,7 @@ def test_top_level():
 """,
     ("test_dotted",),
     '    return module + "." + name\n',
-    "operand",
+    "lost-separator",
 )
 ELSE_RAISE = Case(
     "parse_size",
@@ -412,7 +412,7 @@ def test_nonsense():
 """,
     ("test_nonsense",),
     "        size = int(text)\n    else:\n        raise ValueError\n",
-    "raise",
+    "else-raise",
     Expected(raises=("ValueError",)),
 )
 RAISED_INSTEAD = Case(
@@ -441,7 +441,7 @@ def test_by_zero():
 """,
     ("test_by_zero",),
     '        raise ZeroDivisionError("b is zero")\n',
-    "raise",
+    "raised-exception",
     Expected(raises=("ZeroDivisionError",)),
 )
 TESTED_CHARACTER = Case(
@@ -465,7 +465,7 @@ def test_one_open():
 """,
     ("test_brackets", "test_one_open"),
     '        if char == "[":\n',
-    "constant",
+    "test-character",
     Expected(characters=("[", "]")),
 )
 VALUE_AT_HAND = Case(
@@ -490,7 +490,7 @@ def test_rising():
 """,
     ("test_low_comes_later",),
     "        best = max(best, price - low)\n",
-    "variable",
+    "call-to-local",
 )
 EMPTY_RENDERED = Case(
     "describe",
@@ -518,7 +518,7 @@ def test_no_default():
 """,
     ("test_empty_default",),
     "        shown = str(default) or '\"\"'\n",
-    "fallback",
+    "fallback-text",
     Expected(mismatches=(Mismatch("--limit", '[default: ""]', inside=True),)),
 )
 WRAPPED_TWICE = Case(
@@ -554,7 +554,7 @@ def test_required_name():
     ("test_optional_choice",),
     "        if not (metavar.startswith('[') and metavar.endswith(']')):\n"
     '            metavar = f"[{metavar}]"\n',
-    "guard",
+    "wrap-guard",
     Expected(mismatches=(Mismatch("Usage: prog [[a|b]]", "Usage: prog [a|b]"),)),
 )
 COPIED_LINE = Case(
@@ -589,7 +589,7 @@ def test_italic_off():
 """,
     ("test_italic",),
     '        bits.append(f"<{3 if italic else 23}>")\n',
-    "copy",
+    "copied-line",
     Expected(mismatches=(Mismatch("<23>x", "<3>x"),)),
 )
 CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR, SETUP_GUARD, F_STRING,
@@ -641,7 +641,7 @@ def test_the_fix_is_of_the_new_class(case):
     lines = {n: 0 for n in range(2, case.code.count("\n") + 1)}
     edits = generate_edits(case.code, 1, lines, limit=300, expected=case.expected)
     fixing = [e for e in edits if case.fixed_line in e.code]
-    assert fixing and {e.kind for e in fixing} == {case.kind}
+    assert fixing and case.edit_class in {e.edit_class for e in fixing}
 
 
 def test_what_failing_tests_expect():
@@ -713,12 +713,14 @@ def test_the_nearest_comparison_is_tried_first():
     the negation or the boundary, the commonest slips, come before the other comparisons."""
     for spelling, nearest in (("==", "!="), ("!=", "=="), (">", ">="), ("<=", "<")):
         code = f"def f(a, b):\n    return a {spelling} b\n"
-        edits = [e for e in generate_edits(code, 1, {2: 0}) if e.kind == "operator"]
+        edits = [
+            e for e in generate_edits(code, 1, {2: 0}) if e.edit_class == "comparison-operator"
+        ]
         assert edits[0].after == nearest
 
 
 NOT_MISSING = {
-    "update": (  # each loop's body changes what its condition reads
+    "loop-counter-step": (  # each loop's body changes what its condition reads
         "def drain(stack, limit):\n"
         "    while stack:\n"
         "        stack.pop()\n"
@@ -726,7 +728,7 @@ NOT_MISSING = {
         "        limit //= 2\n"
         "    return stack\n"
     ),
-    "insert": (  # the collection is filled
+    "collection-add": (  # the collection is filled
         "def unique(items):\n"
         "    seen = []\n"
         "    for item in items:\n"
@@ -741,7 +743,7 @@ NOT_MISSING = {
 def test_no_missing_update_where_nothing_is_missing(kind):
     code = NOT_MISSING[kind]
     edits = generate_edits(code, 1, {n: 0 for n in range(2, 7)}, limit=300)
-    assert edits and not [e for e in edits if e.kind == kind]
+    assert edits and not [e for e in edits if e.edit_class == kind]
 
 
 def test_guards_use_values_the_function_returns_and_loop_breaks():
@@ -755,7 +757,9 @@ def test_guards_use_values_the_function_returns_and_loop_breaks():
         "        seen += 1\n"
     )
     edits = generate_edits(code, 1, {2: 0, 4: 0}, limit=300)
-    inserted = {e.after.strip().replace("\n", ";") for e in edits if e.kind == "guard"}
+    inserted = {
+        e.after.strip().replace("\n", ";") for e in edits if e.edit_class.startswith("guard-")
+    }
     assert "if not node:;            return False" in {
         i.replace("        if", "if") for i in inserted
     }
@@ -766,10 +770,10 @@ def test_guards_use_values_the_function_returns_and_loop_breaks():
 def test_pairs_come_last_and_name_both_changes():
     code = "def f(a, b):\n    return a < b and b > 0\n"
     edits = generate_edits(code, 1, {2: 0}, limit=60)
-    pairs = [e for e in edits if e.kind == "pair"]
+    pairs = [e for e in edits if e.edit_class == "pair"]
     assert pairs and edits[-len(pairs) :] == pairs
     few = generate_edits(code, 1, {2: 0}, limit=12)  # more singles than fit: pairs get a sixth
-    assert [e.kind for e in few].count("pair") == 12 // 6 and few[:10] == edits[:10]
+    assert [e.edit_class for e in few].count("pair") == 12 // 6 and few[:10] == edits[:10]
     first = pairs[0]
     assert first.size == sum(p.size for p in first.parts) and len(first.parts) == 2
     assert first.describe() == " and ".join(p.describe() for p in first.parts)
@@ -786,7 +790,7 @@ def test_f_prefix_only_where_every_field_names_a_value_in_scope():
         "    return a, b, c, d, e\n"
     )
     edits = generate_edits(code, 1, {n: 0 for n in range(2, 8)}, limit=300)
-    prefixed = [e for e in edits if e.kind == "f-string"]
+    prefixed = [e for e in edits if e.edit_class == "missing-f-prefix"]
     assert [(e.line, e.after) for e in prefixed] == [(2, 'f"{user} has {items[0]!r:>4}"')]
 
 
@@ -802,8 +806,10 @@ def test_a_guard_at_the_top_is_tried_when_coverage_ranks_those_lines_out():
         "    return text\n"
     )
     edits = generate_edits(code, 1, {4: 0}, limit=300)  # only line 4 ranked
-    guards = [e for e in edits if e.kind == "guard"]
-    assert edits[: -len(guards)] and all(e.kind != "guard" for e in edits[: -len(guards)])
+    guards = [e for e in edits if e.edit_class.startswith("guard-")]
+    assert edits[: -len(guards)] and all(
+        not e.edit_class.startswith("guard-") for e in edits[: -len(guards)]
+    )
     after_setup = [e for e in guards if e.line == 3]
     assert "if not obj:\n        return text\n" in {e.after.lstrip() for e in after_setup}
     assert {e.size for e in after_setup if "return text" in e.after} == {3}
@@ -812,8 +818,8 @@ def test_a_guard_at_the_top_is_tried_when_coverage_ranks_those_lines_out():
 
 
 def test_lines_that_tie_with_the_last_top_line_are_all_edited():
-    from selfdebug.server.engine.localize import SuspiciousLine
-    from selfdebug.server.engine.search import SearchSettings, candidate_edits
+    from selfdebug.server.engine.search.edit_search import SearchSettings, candidate_edits
+    from selfdebug.server.engine.search.localize import SuspiciousLine
     from selfdebug.server.engine.target import locate
 
     code = "def f(a, b, c, d):\n    a = a + 1\n    b = b + 1\n    c = c + 1\n    return a + b + c\n"
@@ -822,9 +828,9 @@ def test_lines_that_tie_with_the_last_top_line_are_all_edited():
         SuspiciousLine(n, 0.5, 1, 1, 1, 1) for n in (4, 3, 2)
     ]
     edits = candidate_edits(target, lines, SearchSettings(top_lines=2))
-    edited = {e.line for e in edits if e.kind == "operator"}
+    edited = {e.line for e in edits if e.edit_class == "arithmetic-operator"}
     assert {2, 3, 4, 5} <= edited  # lines 3 and 2 tie with line 4, the second top line
     cut = [SuspiciousLine(5, 1.0, 1, 1, 0, 1), SuspiciousLine(4, 0.5, 1, 1, 1, 1),
            SuspiciousLine(3, 0.2, 1, 1, 1, 1)]  # fmt: skip
     edits = candidate_edits(target, cut, SearchSettings(top_lines=2))
-    assert 3 not in {e.line for e in edits if e.kind == "operator"}
+    assert 3 not in {e.line for e in edits if e.edit_class == "arithmetic-operator"}

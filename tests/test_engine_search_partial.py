@@ -116,8 +116,8 @@ def test_the_model_starts_from_the_partial_edit_when_the_rest_is_no_small_edit(
 
 
 def test_a_partial_edit_must_fix_some_failing_tests_and_break_none():
-    from selfdebug.server.engine.mutate import generate_edits
-    from selfdebug.server.engine.search import rank_partials
+    from selfdebug.server.engine.search.edit_search import rank_partials
+    from selfdebug.server.engine.search.edits import generate_edits
     from selfdebug.server.runner.search_runner import Verdict
 
     edits = generate_edits(CODES, 1, {6: 0, 8: 0}, limit=4)
@@ -137,8 +137,8 @@ def test_a_partial_edit_must_fix_some_failing_tests_and_break_none():
 def test_of_partial_edits_alike_the_one_naming_its_blocks_condition_comes_first():
     """click `style`: four names in `underline`'s place fixed the `overline` test alike; the
     block reads `if overline is not None:`, so `overline` is the copy-paste slip undone."""
-    from selfdebug.server.engine.mutate import generate_edits
-    from selfdebug.server.engine.search import rank_partials
+    from selfdebug.server.engine.search.edit_search import rank_partials
+    from selfdebug.server.engine.search.edits import generate_edits
     from selfdebug.server.engine.target import locate
     from selfdebug.server.runner.search_runner import Verdict
 

@@ -100,8 +100,8 @@ def measure(
     repeats: int = 3,
     isolation: str = "auto",
 ) -> dict[str, Any]:
-    from selfdebug.server.engine.localize import SuspiciousLine
-    from selfdebug.server.engine.search import SearchSettings, candidate_edits, localize
+    from selfdebug.server.engine.search.edit_search import SearchSettings, candidate_edits, localize
+    from selfdebug.server.engine.search.localize import SuspiciousLine
     from selfdebug.server.engine.target import locate
     from selfdebug.server.runner import ProjectRunner, RunnerSettings
     from selfdebug.server.runner.search_runner import CandidateCode, SearchRunner
@@ -186,7 +186,7 @@ def _crosscheck(
 ) -> Any:
     """The generated-input check of a search (search.judge_survivors): the distinct edits that
     pass every test, at most MAX_CHECKED, and the original on the generated inputs."""
-    from selfdebug.server.engine.search import MAX_CHECKED, behaviour_key
+    from selfdebug.server.engine.search.edit_search import MAX_CHECKED, behaviour_key
     from selfdebug.server.runner.search_runner import CandidateCode
 
     passing, seen = [], set()

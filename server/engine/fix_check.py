@@ -1,6 +1,6 @@
 """The generated-input check of the model's fixes (issue 26): before a fix is proposed, it, the
 other candidates of its turn that pass the same tests and the original run on inputs made from
-the tests' own calls (crosscheck.py).
+the tests' own calls (search/crosscheck.py).
 
 A fix that raises where the original returned normally is very likely an overfit (a fix of a
 dict-like `update` that calls `.items()` on every argument breaks `update([('a', 1)])`, which
@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from selfdebug.server.engine.crosscheck import (
+from selfdebug.server.engine.search.crosscheck import (
     CrossCheck,
     Versions,
     describe_separation,
     run_crosscheck,
 )
-from selfdebug.server.engine.search_session import SearchHost
+from selfdebug.server.engine.search.host import SearchHost
 from selfdebug.server.runner.search_runner import SearchRunner
 
 

@@ -61,7 +61,9 @@ class ModeStrategy:
     loops: bool = True  # False: one single-shot repair (the benchmark baseline)
     in_editors: bool = True  # offered by the editors' `mode` setting (package.json's enum)
     strips_prints: bool = False  # the model's debugging prints are taken out of its fixes
-    uses_model: bool = True  # False: `search` (small edits judged by the tests; search.py)
+    uses_model: bool = (
+        True  # False: `search` (small edits judged by the tests; search/edit_search.py)
+    )
 
     def before_fix(self, bench: Workbench) -> dict[str, str] | None:
         """Extra prompt variables for the fix call; None ends the turn without a fix call
@@ -212,8 +214,9 @@ STRATEGIES: dict[Mode, ModeStrategy] = {
             strips_prints=True,
         ),
         ProbeMode("probe", "fix_log", "asking the model for a fix from the probe log"),
-        # No model call: the session runs the edit search (search.py) before its loop, and in
-        # this mode stops there. Without tests it ends with an error, never with a model mode.
+        # No model call: the session runs the edit search (search/edit_search.py) before its
+        # loop, and in this mode stops there. Without tests it ends with an error, never with a
+        # model mode.
         ModeStrategy(
             "search",
             "fix_ut",

@@ -65,7 +65,7 @@ class PromptVars:
     history: list[Attempt] = field(default_factory=list)  # the latest attempts (history.py)
     repeat_note: str = ""  # the last answer or this request repeats an earlier one
     code_only: bool = False  # ask for the code alone (the last answer was cut at its length)
-    suspicious: str = ""  # "lines most likely at fault: 7, 5" (localize.py); "" when unknown
+    suspicious: str = ""  # "lines most likely at fault: 7, 5" (search/localize.py); "" when unknown
     search_hint: str = ""  # edits that pass the tests at several lines (search.judge_survivors)
     turn: int = 1
     max_turns: int = 1

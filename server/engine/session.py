@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from selfdebug.server.backends.base import Backend, BackendCancelled, BackendError, Completion
 from selfdebug.server.cancel import Cancelled, CancelToken
-from selfdebug.server.engine import feedback, search_session
+from selfdebug.server.engine import feedback
 from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
 from selfdebug.server.engine.diffing import unified_diff
 from selfdebug.server.engine.failed_calls import CallFailed, session_stop
@@ -39,6 +39,7 @@ from selfdebug.server.engine.modes import (
 )
 from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, ShownTest
 from selfdebug.server.engine.recorder import Recorder
+from selfdebug.server.engine.search import host as search_host
 from selfdebug.server.engine.target import (
     TargetFunction,
     TargetNotFound,
@@ -59,7 +60,7 @@ from selfdebug.server.engine.vote import Scored, rank
 from selfdebug.server.runner.results import RunResult, TestResult, nodeid_covers
 
 if TYPE_CHECKING:
-    from selfdebug.server.engine.search import SearchStep, VerifiedFix
+    from selfdebug.server.engine.search.edit_search import SearchStep, VerifiedFix
     from selfdebug.server.runner import ProjectRunner
 
 
@@ -517,12 +518,12 @@ class Session:
         searching = request.mode == "search" or (request.mode == "auto" and request.auto_search)
         return self._localize_and_search(searching=searching)
 
-    # -- issue 13: fault localization and edit search (the logic is in search.py) -------------
+    # -- issue 13: fault localization and edit search (the logic is in search/) -------------------
 
     def _localize_and_search(self, *, searching: bool) -> StopReason | None:
         """Rank the suspicious lines (every mode with tests: shown to the user and the model);
         when `searching` (`search`, and `auto` before its first model call), try small edits
-        too (search_session.py).
+        too (search/host.py).
 
         `auto` searches first because the search costs seconds and a model turn a minute: on
         QuixBugs dev and the first 40 HumanEvalFix dev it alone fixes 11/24 and 21/40 in a mean
@@ -531,7 +532,7 @@ class Session:
             if self.request.mode == "search":
                 raise _Stop("error", "mode search needs tests: edits are judged by them")
             return None
-        step = search_session.localize_and_search(self, searching, (Cancelled, _Stop))
+        step = search_host.localize_and_search(self, searching, (Cancelled, _Stop))
         self.search_step = step or self.search_step
         if step is not None and self._adopt(step.fix):
             return "passed"
@@ -541,11 +542,11 @@ class Session:
         return "no_improvement" if self.request.mode == "search" else None
 
     def _start_from_partial(self, step: SearchStep) -> bool:
-        """The search's partial fix (search_session.partial_start): True when a second search
+        """The search's partial fix (search_host.partial_start): True when a second search
         on it finished the fix; else, when it holds up, the model starts from it (the best so
         far, shown as the function with its remaining failures)."""
         self._check()
-        start = search_session.partial_start(self, step, (Cancelled, _Stop))
+        start = search_host.partial_start(self, step, (Cancelled, _Stop))
         if start is None:
             return False
         if self._adopt(start.fix):
@@ -611,7 +612,7 @@ class Session:
                 improved = self._weigh(outcome.evaluated, best_passed)
                 near = outcome.evaluated  # a near miss: the search may finish it
                 if self._beats_original(near) and self._adopt(
-                    search_session.near_miss_fix(self, near.candidate, near.run, (Cancelled, _Stop))
+                    search_host.near_miss_fix(self, near.candidate, near.run, (Cancelled, _Stop))
                 ):
                     return "passed"
                 if improved:

@@ -12,13 +12,13 @@ if TYPE_CHECKING:
     from selfdebug.server.runner.results import RunResult
 
 from selfdebug.server.engine.failed_calls import FailedCall
-from selfdebug.server.engine.localize import SuspiciousLine
+from selfdebug.server.engine.search.localize import SuspiciousLine
 
 # The feedback modes, named once; what each one does is in modes.py (`STRATEGIES`), and everything
 # else derives from these two: the CLI's --mode choices, the server's `mode` setting and command
 # argument (typed `Mode`, checked against the Literal), the benchmark's default modes.
 # tests/test_vocabulary.py checks the editors' manifest against them. `auto` is a plan of modes
-# (after the edit search); `search` makes no model call (search.py).
+# (after the edit search); `search` makes no model call (search/edit_search.py).
 Mode = Literal["auto", "none", "simple", "ut", "explain", "trace", "print", "probe", "search"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 

@@ -20,7 +20,7 @@ from lsprotocol.types import (
 )
 from pygls.uris import from_fs_path
 
-from selfdebug.server.engine.localize import SuspiciousLine
+from selfdebug.server.engine.search.localize import SuspiciousLine
 from selfdebug.server.lsp.failure_evidence import evidence_lines
 from selfdebug.server.lsp.positions import line_range
 from selfdebug.server.runner.results import (

@@ -1,8 +1,8 @@
 """Statement-level candidate edits: a statement deleted, two adjacent statements swapped, a
 guard or base case inserted, a missing `return` put back.
 
-mutate.py makes the expression-level edits; these change whole lines. Each comes as
-(code line, size, kind, start, end, replacement) on the function text, like mutate.py's, so they
+edits.py makes the expression-level edits; these change whole lines. Each comes as
+(code line, size, kind, start, end, replacement) on the function text, like edits.py's, so they
 are ordered, parsed, deduplicated and refused when degenerate by the same code. A guard is
 `if not <name>:` then `return <value>` (or `break` in a loop), where the name is a parameter, a
 loop variable or a name assigned before the loop, and the value is one the function returns
@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from itertools import pairwise
 from typing import Protocol
 
-Raw = tuple[int, int, str, int, int, str]  # (code line, size, kind, start, end, replacement)
+Raw = tuple[int, str, int, int, str]  # (code line, edit class, start, end, replacement)
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.Expr, ast.AnnAssign)
 _EMPTY = ("None", "0", "[]", "''")  # what a base case returns when nothing else is known
@@ -27,7 +27,7 @@ MAX_GUARD_VALUES = 5
 
 
 class Text(Protocol):
-    """What these edits need of mutate.py's `_Text`."""
+    """What these edits need of edits.py's `_Text`."""
 
     code: str
     starts: list[int]
@@ -95,9 +95,9 @@ def deletions(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[R
             start, end = text.span(stmt)
             whole = _whole_lines(text, stmt)
             if len(block) > 1 and stmt.lineno == stmt.end_lineno and whole is not None:
-                yield stmt.lineno, 3, "delete", whole[0], whole[1], ""
+                yield stmt.lineno, "deleted-statement", whole[0], whole[1], ""
                 continue
-            yield stmt.lineno, 3, "delete", start, end, "pass"
+            yield stmt.lineno, "deleted-statement", start, end, "pass"
 
 
 def swaps(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[Raw]:
@@ -117,7 +117,7 @@ def swaps(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[Raw]:
                 continue
             line = first.lineno if first.lineno in lines else second.lineno
             upper, lower = text.code[a[0] : a[1]], text.code[b[0] : b[1]]
-            yield line, 3, "swap", a[0], b[1], _ended(lower) + upper
+            yield line, "swapped-statements", a[0], b[1], _ended(lower) + upper
 
 
 def _ended(line: str) -> str:
@@ -137,7 +137,7 @@ def missing_returns(
             plain_call = isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
             if plain_call and stmt.lineno in lines:
                 start = text.span(stmt)[0]
-                yield stmt.lineno, 2, "return", start, start, "return "
+                yield stmt.lineno, "missing-return", start, start, "return "
     last = function.body[-1]
     if isinstance(last, ast.Return | ast.Raise):
         return
@@ -149,7 +149,7 @@ def missing_returns(
     end = len(text.code)
     prefix = "" if text.code.endswith("\n") else "\n"
     for name in names:
-        yield wanted[0], 2, "return", end, end, f"{prefix}{indent}return {name}\n"
+        yield wanted[0], "missing-return", end, end, f"{prefix}{indent}return {name}\n"
 
 
 def guards(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[Raw]:
@@ -179,15 +179,16 @@ def guards(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[Raw]
             visible = set(names)
             known = [v for v, uses in returned if uses <= visible]
             # an empty value nothing in the function returns is a larger guess: tried after
-            size = 3 if known else 4
-            actions = [(f"return {v}", size) for v in (known or list(_EMPTY))[:MAX_GUARD_VALUES]]
-            actions += [("break", 3)] if in_loop else []
+            guessed = "guard-returning-known" if known else "guard-returning-empty"
+            values = (known or list(_EMPTY))[:MAX_GUARD_VALUES]
+            actions = [(f"return {v}", guessed) for v in values]
+            actions += [("break", "guard-breaking")] if in_loop else []
             for name in [n for n in dict.fromkeys(names) if n not in ("self", "cls")][
                 :MAX_GUARD_NAMES
             ]:
-                for action, action_size in actions:
+                for action, edit_class in actions:
                     guard = f"{indent}if not {name}:\n{indent}{unit}{action}\n"
-                    yield stmt.lineno, action_size, "guard", line_start, line_start, guard
+                    yield stmt.lineno, edit_class, line_start, line_start, guard
 
 
 def _entry_points(function: FunctionNode) -> list[ast.stmt]:
@@ -204,7 +205,7 @@ def _entry_points(function: FunctionNode) -> list[ast.stmt]:
 
 def entry_lines(function: FunctionNode) -> set[int]:
     """The lines of the function's guard points. A missing base case has no line of its own
-    for the coverage to rank, and the lines every test runs rank last: mutate.py tries guards
+    for the coverage to rank, and the lines every test runs rank last: edits.py tries guards
     there after every ranked edit."""
     return {stmt.lineno for stmt in _entry_points(function)}
 

@@ -1,4 +1,4 @@
-"""The session's uses of the edit search (search.py): localization and the search on the
+"""The session's uses of the edit search (edit_search.py): localization and the search on the
 function as it is, and the search on a model's near miss.
 
 A near miss is a candidate that passes more chosen tests than the original but not all: the
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.engine import search
 from selfdebug.server.engine.candidate import Candidate
+from selfdebug.server.engine.search import edit_search as search
 from selfdebug.server.engine.target import TargetFunction, locate
 from selfdebug.server.runner.results import RunResult
 

@@ -5,7 +5,7 @@ A test that fails around `pytest.raises(TypeError)` (or `raises(...)`, `assertRa
 names the exception the function should raise; a chain of `if`/`elif` without an `else` lets
 the unexpected case fall through (dateutil's `_build_tzinfo` returned an unbound local where
 its tests expect TypeError). The names come from the failing tests' failure text
-(test_evidence.py); only those names are used, so the edits stay few, and none is made when no
+(evidence.py); only those names are used, so the edits stay few, and none is made when no
 failing test expects a raise.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
-from selfdebug.server.engine.mutate_statements import FunctionNode, Raw, Text, _whole_lines
+from selfdebug.server.engine.search.statements import FunctionNode, Raw, Text, _whole_lines
 
 
 def _chain_end(node: ast.If) -> ast.If:
@@ -49,7 +49,7 @@ def else_raises(
         unit = " " * max(4, last.body[0].col_offset - first.col_offset)
         for name in exceptions:
             added = f"{indent}else:\n{indent}{unit}raise {name}\n"
-            yield ranked[0], 3, "raise", whole[1], whole[1], added
+            yield ranked[0], "else-raise", whole[1], whole[1], added
 
 
 def raised_instead(function: FunctionNode, text: Text, lines: set[int],
@@ -64,4 +64,4 @@ def raised_instead(function: FunctionNode, text: Text, lines: set[int],
         start, end = text.span(raised)
         for name in exceptions:
             if name != raised.id:
-                yield node.lineno, 2, "raise", start, end, name
+                yield node.lineno, "raised-exception", start, end, name

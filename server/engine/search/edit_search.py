@@ -4,7 +4,7 @@ classic edits at the most suspicious lines, many per test process, and keep what
 Steps (each a plain function, so the session, the benchmark and the tests call the same code):
 - `localize`: one run of the chosen and wider tests with line coverage of the target only
   (server/runner/search_runner.py), ranked by Ochiai (localize.py);
-- `candidate_edits`: the edits of mutate.py at the top lines, bounded, ordered;
+- `candidate_edits`: the edits of edits.py at the top lines, bounded, ordered;
 - `evaluate`: the edits judged in batches (progress "tried 140/300 edits" between batches; the
   time budget and cancel stop a batch at once, by killing its process);
 - `rank_survivors`: edits that pass every chosen test, ranked by wider tests passed, then edit
@@ -30,17 +30,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine.candidate import Candidate, program_key
-from selfdebug.server.engine.crosscheck import (
+from selfdebug.server.engine.search.crosscheck import (
     CrossCheck,
     Versions,
     describe_separation,
     run_crosscheck,
 )
-from selfdebug.server.engine.localize import Localization, SuspiciousLine, rank_lines
-from selfdebug.server.engine.mutate import Edit, generate_edits
-from selfdebug.server.engine.mutate_statements import condition_names
+from selfdebug.server.engine.search.edits import Edit, generate_edits
+from selfdebug.server.engine.search.evidence import NOTHING_EXPECTED, Expected, expected_from
+from selfdebug.server.engine.search.localize import Localization, SuspiciousLine, rank_lines
+from selfdebug.server.engine.search.statements import condition_names
 from selfdebug.server.engine.target import TargetFunction
-from selfdebug.server.engine.test_evidence import NOTHING_EXPECTED, Expected, expected_from
 from selfdebug.server.runner.results import RunResult, nodeid_covers
 from selfdebug.server.runner.search_runner import (
     CandidateCode,

@@ -4,20 +4,20 @@ Each edit is a small text change of the function (found with `ast`, applied to t
 rest of the function keeps its formatting and comments):
 - operators and literals: an operator swapped within its class (comparisons nearest first),
   +-1 on an integer literal, another literal of the function, a blank string emptied, a
-  compared character the failing tests never use replaced by one they do (test_evidence.py),
-  the `f` of an f-string that lost it (mutate_strings.py), a literal changed at every place it
-  is written (mutate_pairs.py);
+  compared character the failing tests never use replaced by one they do (evidence.py),
+  the `f` of an f-string that lost it (strings.py), a literal changed at every place it
+  is written (pairs.py);
 - bounds and conditions: a range/slice bound or index moved by one or dropped, a condition
   negated or dropped, `[x]` -> `[x] if x else []`;
 - names and orders: call arguments or operands swapped, two names of an unpacking swapped,
   another in-scope variable in a name's place, a call in arithmetic replaced by a local
   (`get(heap, n) + d` -> `distance + d`), the separator a concatenation lost (`a + "." + b`);
 - statements: one deleted, `return` of another in-scope value (`[]` <-> `[[]]` too), the counter
-  step a `while` loop never takes and the add a collection never gets (mutate_updates.py), the
-  `else: raise X` a failing test expects (mutate_raises.py), the text a failing string
+  step a `while` loop never takes and the add a collection never gets (updates.py), the
+  `else: raise X` a failing test expects (raises.py), the text a failing string
   comparison lacks given where a value renders empty, a wrapping it shows twice guarded and a
-  copied line's name and number (mutate_texts.py); guards, missing returns and
-  statement swaps (mutate_statements.py), guards at the function's top after the ranked lines'
+  copied line's name and number (texts.py); guards, missing returns and
+  statement swaps (statements.py), guards at the function's top after the ranked lines'
   edits.
 Edits come ordered by the rank of their line, then by size (1: an operator, literal, bound or
 negation; 2: a name, an operand, an argument order or value; 3: a dropped condition, a deleted
@@ -31,17 +31,15 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from selfdebug.server.engine import mutate_pairs as pairs
-from selfdebug.server.engine import mutate_raises as raising
-from selfdebug.server.engine import mutate_statements as statements
-from selfdebug.server.engine import mutate_strings as strings
-from selfdebug.server.engine import mutate_texts as mismatched
-from selfdebug.server.engine import mutate_updates as updates
-from selfdebug.server.engine.test_evidence import NOTHING_EXPECTED, Expected
+from selfdebug.server.engine.search import pairs, statements, strings, updates
+from selfdebug.server.engine.search import raises as raising
+from selfdebug.server.engine.search import texts as mismatched
+from selfdebug.server.engine.search.evidence import NOTHING_EXPECTED, Expected
+from selfdebug.server.engine.search.registry import size_of
 
 ARITHMETIC = ["+", "-", "*", "/", "//", "%"]
 BITWISE = ["&", "|", "^", "<<", ">>"]
@@ -78,8 +76,8 @@ class Edit:
 
     line: int  # 1-based file line of the change
     rank: int  # rank of that line among the suspicious lines (0 = most suspicious)
-    size: int  # 1: operator or literal; 2: a name or an order; 3-4: a statement (module doc)
-    kind: str  # "operator", "constant", "bound", "condition", "swap", "variable", ...
+    size: int  # the class's size (registry.py); a combination: its parts' sizes added
+    edit_class: str  # its class's name in registry.py
     before: str
     after: str
     code: str  # the function text (column 0) with the change
@@ -157,7 +155,7 @@ def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     return [n for n in dict.fromkeys(names) if n not in ("self", "cls")]
 
 
-Change = tuple[int, str, int, int, str]  # (size, kind, start, end, replacement)
+Change = tuple[str, int, int, str]  # (edit class, start, end, replacement)
 
 
 @dataclass(frozen=True)
@@ -205,15 +203,15 @@ def _binop_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     if not (spelling and found):
         return
     for other in _swaps_within(spelling, (ARITHMETIC, BITWISE)):
-        yield 1, "operator", found[0], found[1], other
+        yield "arithmetic-operator", found[0], found[1], other
     start, end = text.span(node)
     if spelling in ("+", "-", "*"):  # a term too many
-        yield 2, "operand", start, end, text.of(node.left)
-        yield 2, "operand", start, end, text.of(node.right)
+        yield "dropped-term", start, end, text.of(node.left)
+        yield "dropped-term", start, end, text.of(node.right)
     if spelling in ("-", "/", "//", "%", "**"):  # non-commutative: swap the operands
         swapped = f"{_wrap(text.of(node.right), node.right)} {spelling} "
         swapped += _wrap(text.of(node.left), node.left)
-        yield 2, "swap", start, end, swapped
+        yield "swapped-operands", start, end, swapped
     if spelling == "+" and not any(_number(side) for side in (node.left, node.right)):
         yield from _separators(node, scope, left_end, right_start)
     if spelling in ARITHMETIC:
@@ -223,7 +221,7 @@ def _binop_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
                 side_start, side_end = text.span(side)
                 for name in scope.local_names:
                     if name not in called:
-                        yield 3, "variable", side_start, side_end, name
+                        yield "call-to-local", side_start, side_end, name
 
 
 def _number(node: ast.expr) -> bool:
@@ -241,7 +239,7 @@ def _separators(node: ast.BinOp, scope: _Scope, left_end: int, right_start: int
     for separator in dict.fromkeys(['"."', '" "', *written]):
         if separator in (scope.text.of(node.left), scope.text.of(node.right)):
             continue
-        yield 3, "operand", left_end, right_start, f" + {separator} + "
+        yield "lost-separator", left_end, right_start, f" + {separator} + "
 
 
 def _compare_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -253,18 +251,13 @@ def _compare_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
         found = text.find_op(text.span(previous)[1], text.span(right)[0], spelling)
         if found:
             for other in _swaps_within(spelling, (COMPARISON, IDENTITY, MEMBERSHIP)):
-                yield 1, "operator", found[0], found[1], other
+                yield "comparison-operator", found[0], found[1], other
         previous = right
     if len(node.ops) == 1 and isinstance(node.ops[0], ast.Lt | ast.LtE | ast.Gt | ast.GtE):
         start, end = text.span(node)
         spelling = _CMPOP[type(node.ops[0])]
-        yield (
-            2,
-            "swap",
-            start,
-            end,
-            f"{text.of(node.comparators[0])} {spelling} {text.of(node.left)}",
-        )
+        swapped = f"{text.of(node.comparators[0])} {spelling} {text.of(node.left)}"
+        yield "swapped-operands", start, end, swapped
 
 
 def _boolop_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -275,12 +268,12 @@ def _boolop_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     for before, after in pairwise(node.values):
         found = text.find_op(text.span(before)[1], text.span(after)[0], spelling)
         if found:
-            yield 1, "operator", found[0], found[1], other
+            yield "boolean-operator", found[0], found[1], other
     if len(node.values) == 2:  # a whole condition gone: a larger change than a name
         start, end = text.span(node)
         for dropped in node.values:
             (kept,) = (v for v in node.values if v is not dropped)
-            yield 3, "condition", start, end, text.of(kept)
+            yield "dropped-condition", start, end, text.of(kept)
 
 
 def _augassign_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -290,7 +283,7 @@ def _augassign_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     found = text.find_op(text.span(node.target)[1], text.span(node.value)[0], f"{spelling}=")
     if spelling and found:
         for other in _swaps_within(spelling, (ARITHMETIC, BITWISE)):
-            yield 1, "operator", found[0], found[1], other + "="
+            yield "arithmetic-operator", found[0], found[1], other + "="
 
 
 def _unary_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -298,19 +291,19 @@ def _unary_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     assert isinstance(node, ast.UnaryOp)
     if isinstance(node.op, ast.Not | ast.USub):
         start, end = scope.text.span(node)
-        kind = "condition" if isinstance(node.op, ast.Not) else "operator"
-        yield 1, kind, start, end, scope.text.of(node.operand)
+        dropped = "dropped-not" if isinstance(node.op, ast.Not) else "dropped-minus"
+        yield dropped, start, end, scope.text.of(node.operand)
 
 
 def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     """+-1 on an integer literal (never below 0: a sign is its own edit), `True` <-> `False`,
     a blank string emptied (and the empty one given a space), another literal of the same kind
     that the function uses elsewhere, and a compared character replaced by one the failing
-    tests' strings use (test_evidence.py)."""
+    tests' strings use (evidence.py)."""
     assert isinstance(node, ast.Constant)
     start, end = scope.text.span(node)
     if type(node.value) is bool:
-        yield 1, "constant", start, end, str(not node.value)
+        yield "boolean-literal", start, end, str(not node.value)
         return
     if type(node.value) is int:
         parent = scope.parents.get(node)
@@ -318,27 +311,27 @@ def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
         for delta in (1, -1):
             value = node.value + (-delta if negative else delta)
             if value >= 0:
-                yield 1, "constant", start, end, str(value)
+                yield "integer-literal", start, end, str(value)
     family = str if isinstance(node.value, str) else (int, float)
     if not isinstance(node.value, str | int | float):
         return
     if isinstance(node.value, str) and not node.value.strip() and _message(node, scope.parents):
         quote = scope.text.of(node)[-1]  # `" "` -> `""`, `''` -> `' '`
-        yield 1, "constant", start, end, quote * 2 if node.value else f"{quote} {quote}"
+        yield "blank-string", start, end, quote * 2 if node.value else f"{quote} {quote}"
     if isinstance(node.value, str) and _message(node, scope.parents):
         formatted = strings.with_f_prefix(scope.text.of(node), [*scope.local_names, "self", "cls"])
         if formatted is not None:
-            yield 1, "f-string", start, end, formatted
+            yield "missing-f-prefix", start, end, formatted
     current = scope.text.of(node)
     for kind, other in scope.constants:
         if issubclass(kind, family) and other != current:
-            yield 2, "constant", start, end, other
+            yield "other-literal", start, end, other
     if isinstance(node.value, str) and len(node.value) == 1 and _compared(node, scope.parents):
         written = {other for _kind, other in scope.constants}
         for character in scope.characters:
             spelled = current[0] + character + current[-1]  # the literal's own quotes
             if character != node.value and current[0] in "'\"" and spelled not in written:
-                yield 2, "constant", start, end, spelled
+                yield "test-character", start, end, spelled
 
 
 def _compared(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -363,11 +356,11 @@ def _name_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     if node.id in scope.local_names:
         for other in scope.local_names:
             if other != node.id:
-                yield 2, "variable", start, end, other
+                yield "other-name", start, end, other
     parent = scope.parents.get(node)
     if not (isinstance(parent, ast.Subscript) and parent.value is node):
         for sliced in scope.slices.get(node.id, ()):
-            yield 2, "bound", start, end, node.id + sliced
+            yield "complementary-slice", start, end, node.id + sliced
 
 
 def _attribute_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -376,7 +369,7 @@ def _attribute_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     end = scope.text.span(node)[1]
     for other in scope.attributes:
         if other != node.attr:
-            yield 2, "variable", end - len(node.attr), end, other
+            yield "other-attribute", end - len(node.attr), end, other
 
 
 def _call_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -391,18 +384,18 @@ def _call_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
             start, end = text.span(arg)
             for other in scope.sibling_args[callee].get(position, []):
                 if other != text.of(arg):
-                    yield 2, "variable", start, end, other
+                    yield "sibling-argument", start, end, other
     if callee not in ("range", "len"):
         for arg in positional:  # an argument off by one ("+ 1 missing")
             if isinstance(arg, ast.Name | ast.BinOp | ast.Subscript | ast.Attribute):
-                for size, kind, start, end, moved in _moved_bound(arg, text):
-                    yield size + 1, kind, start, end, moved
+                for _class, start, end, moved in _moved_bound(arg, text):
+                    yield "shifted-argument", start, end, moved
     if len(positional) == len(node.args) >= 2:
         for first, second in pairwise(positional):
             a_start, a_end = text.span(first)
             b_start, b_end = text.span(second)
             middle = text.code[a_end:b_start]
-            yield 2, "swap", a_start, b_end, text.of(second) + middle + text.of(first)
+            yield "swapped-arguments", a_start, b_end, text.of(second) + middle + text.of(first)
     if callee == "range":
         for arg in positional:
             if not (isinstance(arg, ast.Constant) and type(arg.value) is int):
@@ -410,7 +403,7 @@ def _call_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
         if len(positional) == 1:
             start = text.span(positional[0])[0]
             for begin in ("1", "-1"):
-                yield 2, "bound", start, start, f"{begin}, "
+                yield "range-start", start, start, f"{begin}, "
 
 
 def _subscript_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -422,7 +415,7 @@ def _subscript_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
         for bound in (index.lower, index.upper):
             if bound is not None:
                 start, end = text.span(bound)
-                yield 1, "bound", start, end, ""
+                yield "dropped-slice-bound", start, end, ""
                 if not (isinstance(bound, ast.Constant) and type(bound.value) is int):
                     yield from _moved_bound(bound, text)
     elif isinstance(index, ast.Tuple):
@@ -446,7 +439,7 @@ def _unpacking_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
                 a_start, a_end = text.span(first)
                 b_start, b_end = text.span(second)
                 middle = text.code[a_end:b_start]
-                yield 2, "swap", a_start, b_end, text.of(second) + middle + text.of(first)
+                yield "swapped-unpacking", a_start, b_end, text.of(second) + middle + text.of(first)
 
 
 def _list_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -459,7 +452,7 @@ def _list_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     if isinstance(only, ast.Name | ast.Attribute):
         start, end = scope.text.span(node)
         value = scope.text.of(only)
-        yield 3, "condition", start, end, f"[{value}] if {value} else []"
+        yield "empty-guarded-list", start, end, f"[{value}] if {value} else []"
 
 
 def _negated_condition(
@@ -471,7 +464,7 @@ def _negated_condition(
     # alike), which `_compare_changes` already makes: one program, tried and counted once.
     single_comparison = isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
     if not negated and not single_comparison and not isinstance(node.test, ast.Constant):
-        yield 1, "condition", start, end, f"not {_wrap(text.of(node.test), node.test)}"
+        yield "negated-condition", start, end, f"not {_wrap(text.of(node.test), node.test)}"
 
 
 def _other_return(value: ast.expr, scope: _Scope) -> Iterator[Change]:
@@ -480,14 +473,14 @@ def _other_return(value: ast.expr, scope: _Scope) -> Iterator[Change]:
     start, end = scope.text.span(value)
     current = scope.text.of(value)
     if isinstance(value, ast.List) and not value.elts:
-        yield 2, "return", start, end, "[[]]"
+        yield "nested-empty-list", start, end, "[[]]"
     elif isinstance(value, ast.List) and len(value.elts) == 1:
         (only,) = value.elts
         if isinstance(only, ast.List) and not only.elts:
-            yield 2, "return", start, end, "[]"
+            yield "nested-empty-list", start, end, "[]"
     for name in scope.local_names:
         if name != current:
-            yield 3, "return", start, end, name
+            yield "other-returned-name", start, end, name
 
 
 _BY_KIND = {
@@ -551,12 +544,12 @@ def _data_attribute(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     return not (isinstance(parent, ast.Call) and parent.func is node)
 
 
-def _moved_bound(node: ast.expr, text: _Text) -> Iterator[tuple[int, str, int, int, str]]:
+def _moved_bound(node: ast.expr, text: _Text) -> Iterator[Change]:
     start, end = text.span(node)
     value = text.of(node)
     wrapped = _wrap(value, node)
     for sign in ("+", "-"):
-        yield 1, "bound", start, end, f"{wrapped} {sign} 1"
+        yield "shifted-bound", start, end, f"{wrapped} {sign} 1"
 
 
 def _degenerate(tree: ast.AST) -> int:
@@ -589,12 +582,13 @@ def generate_edits(
     line_ranks: Mapping[int, int],
     limit: int = 300,
     expected: Expected = NOTHING_EXPECTED,
+    classes: Collection[str] | None = None,
 ) -> list[Edit]:
     """Edits of the function text `code` (column 0; its line 1 is file line `first_line`) at the
     file lines of `line_ranks` (line -> rank, 0 most suspicious), lower rank first, then
     smaller edits first; at most `limit`, each distinct, each parsing. Pairs of the first
-    single edits (mutate_pairs.py) take the last part of the budget. `expected`: what the
-    failing tests expect (test_evidence.py)."""
+    single edits (pairs.py) take the last part of the budget. `expected`: what the
+    failing tests expect (evidence.py). `classes`: only these edit classes (registry.py)."""
     tree = ast.parse(code)
     function = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
     text = _Text(code)
@@ -620,14 +614,19 @@ def generate_edits(
     literals = _function_literals(body_nodes, text)
     scope = _Scope(text, local_names, attributes, parents, sibling_args, literals,
                    _slices(body_nodes, text), expected.characters)  # fmt: skip
-    raw: list[tuple[int, int, str, int, int, str, int]] = []  # rank, size, kind, span, text, line
+    raw: list[tuple[int, int, str, int, int, str, int]] = []  # rank, size, class, span, text, #
+
+    def add(rank: int, edit_class: str, start: int, end: int, replacement: str) -> None:
+        if classes is None or edit_class in classes:
+            raw.append((rank, size_of(edit_class), edit_class, start, end, replacement, len(raw)))
+
     for node in body_nodes:
         lineno = getattr(node, "lineno", None)
         if lineno not in wanted:
             continue
         if isinstance(node, ast.stmt | ast.expr) and not isinstance(node, ast.FunctionDef):
-            for size, kind, start, end, replacement in _changes(node, scope):
-                raw.append((wanted[lineno], size, kind, start, end, replacement, len(raw)))
+            for edit_class, start, end, replacement in _changes(node, scope):
+                add(wanted[lineno], edit_class, start, end, replacement)
     lines = set(wanted)
     statement_edits = (
         updates.loop_counters(function, text, lines),
@@ -643,12 +642,12 @@ def generate_edits(
         statements.missing_returns(function, text, lines, local_names),
     )
     for made in statement_edits:
-        for lineno, size, kind, start, end, replacement in made:
-            raw.append((wanted[lineno], size, kind, start, end, replacement, len(raw)))
+        for lineno, edit_class, start, end, replacement in made:
+            add(wanted[lineno], edit_class, start, end, replacement)
     unranked = statements.entry_lines(function) - lines  # guards at the top, ranked last
     last = max(wanted.values(), default=0) + 1
-    for _line, size, kind, start, end, replacement in statements.guards(function, text, unranked):
-        raw.append((last, size, kind, start, end, replacement, len(raw)))
+    for _line, edit_class, start, end, replacement in statements.guards(function, text, unranked):
+        add(last, edit_class, start, end, replacement)
     raw.sort(key=lambda r: (r[0], r[1], r[6]))
     edits: list[Edit] = []
     seen = {ast.dump(tree)}
@@ -666,7 +665,7 @@ def generate_edits(
         return True
 
     singles = limit - pairs.budget(limit)
-    for rank, size, kind, start, end, replacement, _order in raw:
+    for rank, size, edit_class, start, end, replacement, _order in raw:
         if len(edits) >= singles:
             break
         new_code = text.replace(start, end, replacement)
@@ -674,15 +673,17 @@ def generate_edits(
             continue
         line = offset + code.count("\n", 0, start) + 1
         before = text.code[start:end]
-        edits.append(Edit(line, rank, size, kind, before, replacement, new_code, start, end))
+        edits.append(Edit(line, rank, size, edit_class, before, replacement, new_code, start, end))
     literal_spans: dict[str, list[tuple[int, int]]] = {}
     for node in body_nodes:
         if isinstance(node, ast.Constant) and not isinstance(parents.get(node), ast.Expr):
             literal_spans.setdefault(text.of(node), []).append(text.span(node))
-    edits.extend([e for e in pairs.everywhere_edits(edits, code, literal_spans)
-                  if is_new(e.code)][: max(0, limit - len(edits))])  # fmt: skip
-    edits.extend(pair for pair in pairs.pair_edits(edits, code, limit - len(edits))
-                 if is_new(pair.code))  # fmt: skip
+    if classes is None or "literal-everywhere" in classes:
+        edits.extend([e for e in pairs.everywhere_edits(edits, code, literal_spans)
+                      if is_new(e.code)][: max(0, limit - len(edits))])  # fmt: skip
+    if classes is None or "pair" in classes:
+        edits.extend(pair for pair in pairs.pair_edits(edits, code, limit - len(edits))
+                     if is_new(pair.code))  # fmt: skip
     return edits
 
 

@@ -10,7 +10,7 @@ it wanted `[a|b]` says a wrapping was added to a value that had it already (clic
 that got `ESC[23m` where it wanted `ESC[3m`, from a line under `if italic is not None:` that
 reads `underline` (the condition of the block it was copied from), says which name and which
 number (click's `style`). The got/expected pairs come from the failing tests
-(test_evidence.py); nothing is made without one.
+(evidence.py); nothing is made without one.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import re
 from collections.abc import Iterator, Sequence
 from difflib import SequenceMatcher
 
-from selfdebug.server.engine.mutate_statements import (
+from selfdebug.server.engine.search.evidence import Mismatch
+from selfdebug.server.engine.search.statements import (
     FunctionNode,
     Raw,
     Text,
     _whole_lines,
     condition_names,
 )
-from selfdebug.server.engine.test_evidence import Mismatch
 
 MAX_MISSING = 20  # characters of missing text worth putting into the code
 MAX_COMPARED = 400  # longer strings are not diffed
@@ -118,7 +118,7 @@ def fallback_texts(
         if not isinstance(value, ast.Name | ast.Attribute | ast.Call | ast.Subscript):
             spelled = f"({spelled})"
         for piece in missing:
-            yield node.lineno, 3, "fallback", start, end, f"{spelled} or {piece!r}"
+            yield node.lineno, "fallback-text", start, end, f"{spelled} or {piece!r}"
 
 
 def _wrapping(value: ast.expr, name: str) -> tuple[str, str] | None:
@@ -193,7 +193,7 @@ def wrap_guards(
         statement = text.code[whole[0] : whole[1]]
         body = "".join("    " + line for line in statement.splitlines(keepends=True))
         guarded = f"{indent}if not {condition}:\n{body}"
-        yield node.lineno, 3, "guard", whole[0], whole[1], guarded
+        yield node.lineno, "wrap-guard", whole[0], whole[1], guarded
 
 
 def expected_numbers(mismatches: Sequence[Mismatch]) -> list[int]:
@@ -244,4 +244,4 @@ def copied_lines(
                 changed = text.code[first:last]
                 for span_start, span_end, new in reversed(spans):
                     changed = changed[: span_start - first] + new + changed[span_end - first :]
-                yield node.lineno, 3, "copy", first, last, changed
+                yield node.lineno, "copied-line", first, last, changed

@@ -2,7 +2,7 @@
 `lo < v < hi` -> `lo <= v <= hi`) that no single edit makes.
 
 Only the first small single edits of operators, literals and bounds (the most suspicious
-lines, the smallest edits: the order of mutate.py) are paired, two that change different
+lines, the smallest edits: the order of edits.py) are paired, two that change different
 places of one line, so the pairs stay few and come after every single edit in the order; they
 take at most a sixth of the search's budget. Pairs across lines, or with another name in a
 name's place, are not made: on the dev sets' one or two visible tests they passed by luck (two
@@ -20,11 +20,17 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from selfdebug.server.engine.mutate import Edit
+    from selfdebug.server.engine.search.edits import Edit
 
 PAIRED = 24  # single edits considered for pairs
 MAX_PART_SIZE = 2
-KINDS = ("operator", "constant", "bound")  # not names, deletions or inserted statements
+# tokens: operators, literals and bounds (not names, deletions or inserted statements)
+PAIRED_CLASSES = (
+    "comparison-operator", "arithmetic-operator", "boolean-operator", "integer-literal",
+    "boolean-literal", "blank-string", "other-literal", "shifted-bound", "dropped-slice-bound",
+    "range-start", "shifted-argument",
+)  # fmt: skip
+LITERAL_CLASSES = ("integer-literal", "boolean-literal", "blank-string", "other-literal")
 
 
 def budget(limit: int) -> int:
@@ -39,12 +45,16 @@ def everywhere_edits(singles: Sequence[Edit], code: str, spans: dict[str, list[t
                      ) -> Iterator[Edit]:  # fmt: skip
     """For the first literal edits in `singles` whose literal the function writes more than
     once (`spans`: literal text -> its spans in `code`), the same change at every place."""
-    from selfdebug.server.engine.mutate import Edit
+    from selfdebug.server.engine.search.edits import Edit
 
     made = 0
     for single in singles:
         places = spans.get(single.before, [])
-        if single.kind != "constant" or len(places) < 2 or (single.start, single.end) not in places:
+        if (
+            single.edit_class not in LITERAL_CLASSES
+            or len(places) < 2
+            or (single.start, single.end) not in places
+        ):
             continue
         text, parts = code, []
         for start, end in sorted(places, reverse=True):
@@ -53,9 +63,9 @@ def everywhere_edits(singles: Sequence[Edit], code: str, spans: dict[str, list[t
         for start, end in sorted(places):
             line = first_line + code.count("\n", 0, start)
             alone = code[:start] + single.after + code[end:]
-            parts.append(Edit(line, single.rank, single.size, "constant", single.before,
+            parts.append(Edit(line, single.rank, single.size, single.edit_class, single.before,
                               single.after, alone, start, end))  # fmt: skip
-        yield Edit(parts[0].line, single.rank, single.size + 1, "constant", single.before,
+        yield Edit(parts[0].line, single.rank, single.size + 1, "literal-everywhere", single.before,
                    single.after, text, parts[0].start, parts[-1].end, tuple(parts))  # fmt: skip
         made += 1
         if made >= MAX_EVERYWHERE:
@@ -66,11 +76,13 @@ def pair_edits(singles: Sequence[Edit], code: str, limit: int) -> Iterator[Edit]
     """Pairs of the first `PAIRED` small edits of operators, literals and bounds in `singles`
     (edits of `code`, in their order) that change different spans of one line, best first:
     lower ranks, then smaller, then earlier."""
-    from selfdebug.server.engine.mutate import Edit
+    from selfdebug.server.engine.search.edits import Edit
 
     if limit <= 0:
         return
-    chosen = [e for e in singles if e.size <= MAX_PART_SIZE and e.kind in KINDS][:PAIRED]
+    chosen = [e for e in singles if e.size <= MAX_PART_SIZE and e.edit_class in PAIRED_CLASSES][
+        :PAIRED
+    ]
     found = []
     for (i, a), (j, b) in combinations(enumerate(chosen), 2):
         if a.line != b.line:
@@ -85,7 +97,7 @@ def pair_edits(singles: Sequence[Edit], code: str, limit: int) -> Iterator[Edit]
             line=first.line,
             rank=max(a.rank, b.rank),
             size=a.size + b.size,
-            kind="pair",
+            edit_class="pair",
             before=f"{first.before} ... {second.before}",
             after=f"{first.after} ... {second.after}",
             code=text,

@@ -3,10 +3,10 @@ the test's source and the values there): the exceptions they expect raised, the 
 their string arguments are made of, and the strings they got where they expected others.
 
 The edit search uses them to make a few edits no rule of the function's own code suggests:
-`else: raise X` where a test expects `X` (mutate_raises.py), a one-character literal that
+`else: raise X` where a test expects `X` (raises.py), a one-character literal that
 the function compares with replaced by a character the tests' strings use and the function
 never writes (`string[i] == '('` where every test passes brackets `[`/`]`), and the edits a
-got/expected pair of strings points at (mutate_texts.py: text the output lacks, a wrapping
+got/expected pair of strings points at (texts.py: text the output lacks, a wrapping
 added twice, a copied line's name and number).
 """
 

@@ -5,7 +5,7 @@ Two shapes, each found from what the function's code cannot do without it:
 - a `while` loop whose condition reads names that nothing in its body changes (no assignment,
   no method call on them, no break or return): once entered it never ends, unless the body
   steps a counter. `n -= 1` and `n += 1` go at the end of its body. This is the likeliest
-  repair of such a loop, so it is a size-1 edit (mutate.py's order).
+  repair of such a loop, so it is a size-1 edit (edits.py's order).
 - a collection the function creates empty (`[]`, `set()`, `deque()`) and reads (`x in
   seen`, `stack.pop()`, `stack[-1]`), but never adds to: `seen.add(v)` / `stack.append(v)` goes
   before or after each statement where `v` is in scope, `v` a loop variable of an enclosing
@@ -20,7 +20,7 @@ import ast
 import builtins
 from collections.abc import Iterator
 
-from selfdebug.server.engine.mutate_statements import (
+from selfdebug.server.engine.search.statements import (
     FunctionNode,
     Raw,
     Text,
@@ -76,7 +76,13 @@ def loop_counters(function: FunctionNode, text: Text, lines: set[int]) -> Iterat
         indent = " " * last.col_offset
         for name in dict.fromkeys(read):
             for step in ("-=", "+="):
-                yield node.lineno, 1, "update", whole[1], whole[1], f"{indent}{name} {step} 1\n"
+                yield (
+                    node.lineno,
+                    "loop-counter-step",
+                    whole[1],
+                    whole[1],
+                    f"{indent}{name} {step} 1\n",
+                )
 
 
 def _empty_collections(function: FunctionNode) -> dict[str, str]:
@@ -176,4 +182,4 @@ def collection_adds(function: FunctionNode, text: Text, lines: set[int]) -> Iter
                 for value in (v for v in values if v != name):
                     added = f"{indent}{name}.{_ADDERS[kind]}({value})\n"
                     for place in places:
-                        yield stmt.lineno, 3, "insert", place, place, added
+                        yield stmt.lineno, "collection-add", place, place, added

@@ -1,0 +1,15 @@
+"""The edit search: repair without a model, from where the evidence points.
+
+Its parts, in the order a search uses them:
+- `localize.py`: the suspicious lines, Ochiai over the tests' real line coverage;
+- `evidence.py`: what the failing tests expect (raised exceptions, their strings' punctuation,
+  got/expected string pairs);
+- `registry.py`: every edit class, once (name, what it changes, where, size, and `examples.py`:
+  the real fix commits that show it);
+- the classes: `edits.py` (the `Edit`, `generate_edits` and the expression-level classes),
+  `statements.py`, `updates.py`, `raises.py`, `strings.py`, `texts.py`, `pairs.py`;
+- `edit_search.py`: the search itself (candidates judged in batches, survivors ranked);
+- `crosscheck.py`: versions compared on generated inputs;
+- `host.py`: the session's uses of the search (the function as it is, a model's near miss, a
+  partial fix).
+"""
