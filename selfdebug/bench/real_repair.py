@@ -7,7 +7,8 @@ discovery is part of what is measured. The proposed file is then written into a 
 clone and judged by the project's own test files for that module (`judge`), which the case
 folder names and the session never chooses. The outcome says how many tests discovery found,
 whether one of them failed on the bug (without that the model has nothing to go on), and the
-usual fixed / plausible but wrong / not fixed.
+usual fixed / plausible but wrong / not fixed, and the strict verdict (judge.py): correct,
+plausible or wrong, the candidate compared with the upstream fix over the project's whole suite.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from selfdebug.bench.judge import WRONG, judge_real, reference_clone
 from selfdebug.bench.real_cases import CaseError, RealCase, clone_case
 from selfdebug.bench.repair_report import ProblemOutcome
 
@@ -139,7 +141,8 @@ def solve_real_case(
                 )
                 (score / case.path).write_text(result.fixed_file, encoding="utf-8")
                 environment.install(score)
-                for key, value in score_real(case, score, request.tests, settings).items():
+                scores = score_real(case, score, request.tests, settings, repos=options.repos)
+                for key, value in scores.items():
                     setattr(outcome, key, value)
     return outcome
 
@@ -150,8 +153,18 @@ def _copy_result(outcome: ProblemOutcome, result: Any) -> None:
     outcome.failing_found = before.total > 0 and before.passed < before.total
 
 
-def score_real(case: RealCase, clone: Path, visible: list[str], settings: Any) -> dict[str, Any]:
-    """The tests discovery chose (visible) and the judge files, run on the candidate in `clone`."""
+def score_real(
+    case: RealCase,
+    clone: Path,
+    visible: list[str],
+    settings: Any,
+    *,
+    repos: Path | None = None,
+    judge: bool = True,
+) -> dict[str, Any]:
+    """The tests discovery chose (visible) and the judge files, run on the candidate in `clone`;
+    with `judge`, then the strict verdict (judge.py): the candidate against the upstream fix (a
+    fresh clone from `repos`) on every call of the project's whole suite."""
     from selfdebug.server.runner import ProjectRunner
 
     runner = ProjectRunner(clone, settings)
@@ -164,13 +177,22 @@ def score_real(case: RealCase, clone: Path, visible: list[str], settings: Any) -
     passed = {t.nodeid for t in result.tests if t.ok}
     if not judged and not result.error:
         raise CaseError(f"{case.id}: the judge files collected no test")
-    return {
+    scores: dict[str, Any] = {
         "visible_passed": sum(i in passed for i in visible),
         "hidden_passed": sum(t.ok for t in judged),
         "hidden_total": len(judged),
         "scoring_error": result.error,
-        "scoring_seconds": round(time.monotonic() - started, 3),
     }
+    if judge:
+        all_pass = all(i in passed for i in visible) and all(t.ok for t in judged)
+        if all_pass and not result.error:
+            with reference_clone(case, repos) as reference:
+                python = settings.interpreter
+                scores.update(judge_real(case, clone, reference, python).fields())
+        else:
+            scores.update(WRONG.fields())
+    scores["scoring_seconds"] = round(time.monotonic() - started, 3)
+    return scores
 
 
 def _in_judge(nodeid: str, case: RealCase) -> bool:

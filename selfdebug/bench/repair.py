@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from selfdebug.bench.datasets import DatasetError, Problem, load_problems, select_problems
+from selfdebug.bench.judge import WRONG, judge_problem
 from selfdebug.bench.project_env import DEFAULT_ENV_CACHE
 from selfdebug.bench.real_cases import CaseError, RealCase, is_case_folder, load_cases
 from selfdebug.bench.repair_report import (
@@ -188,9 +189,10 @@ def _runner_settings(test_timeout_s: float) -> Any:
 
 
 def score_candidate(
-    problem: Problem, candidate: str, workdir: Path, test_timeout_s: float
+    problem: Problem, candidate: str, workdir: Path, test_timeout_s: float, *, judge: bool = True
 ) -> dict[str, Any]:
-    """Run the visible and hidden tests on `candidate` in a fresh copy the model never sees."""
+    """Run the visible and hidden tests on `candidate` in a fresh copy the model never sees;
+    with `judge`, then the strict verdict (judge.py) against the record's reference fix."""
     from selfdebug.bench.datasets import write_project
     from selfdebug.server.runner import ProjectRunner
 
@@ -203,14 +205,21 @@ def score_candidate(
     finally:
         runner.close()
     passed = {t.nodeid for t in result.tests if t.ok}
-    return {
+    ids = project.visible_test_ids + project.hidden_test_ids
+    scores: dict[str, Any] = {
         "visible_passed": sum(i in passed for i in project.visible_test_ids),
         "visible_total": len(project.visible_test_ids),
         "hidden_passed": sum(i in passed for i in project.hidden_test_ids),
         "hidden_total": len(project.hidden_test_ids),
         "scoring_error": result.error,
-        "scoring_seconds": round(time.monotonic() - started, 3),
     }
+    if judge:  # the strict verdict: only a candidate that passes every test can be correct
+        if not result.error and ids and all(i in passed for i in ids):
+            scores.update(judge_problem(problem, candidate, workdir.parent / "judge").fields())
+        else:
+            scores.update(WRONG.fields())
+    scores["scoring_seconds"] = round(time.monotonic() - started, 3)
+    return scores
 
 
 def solve_problem(
@@ -340,15 +349,22 @@ def run_repair(
         for (mode, pid), o in load_outcomes(config.out).items()
         if pid in selected_ids and mode in config.modes
     ]
-    report = build_report(outcomes, config.modes, record)
-    report["coverage"] = {"done": len(outcomes), "planned": len(problems) * len(config.modes)}
+    return write_report(config.out, outcomes, config.modes, record, len(problems))
+
+
+def write_report(
+    out: Path, outcomes: list[ProblemOutcome], modes: list[str], record: dict[str, Any], n: int
+) -> dict[str, Any]:
+    """report.json, report.md and the plot in `out`, for `outcomes` of `n` problems."""
+    report = build_report(outcomes, modes, record)
+    report["coverage"] = {"done": len(outcomes), "planned": n * len(modes)}
     try:
-        plot_fixes_by_turn(report, config.out / PLOT_FILE)
+        plot_fixes_by_turn(report, out / PLOT_FILE)
         report["plot"] = PLOT_FILE  # beside the report: no path of this machine in it
     except ImportError:  # matplotlib is the optional `bench` extra; the numbers stand without it
         report["plot"] = "unavailable: matplotlib is not installed (pip install 'selfdebug[bench]')"
-    (config.out / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
-    (config.out / "report.md").write_text(render_markdown(report), encoding="utf-8")
+    (out / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    (out / "report.md").write_text(render_markdown(report), encoding="utf-8")
     return report
 
 

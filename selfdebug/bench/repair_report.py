@@ -8,6 +8,14 @@ Scoring words used everywhere:
 - fixed (hidden): it passes the visible tests AND every hidden test: the honest number.
 - plausible but wrong: passes the visible tests, fails some hidden test.
 - not fixed: no candidate, or the candidate fails a visible test.
+
+Verdicts of the strict judge (judge.py), one per candidate:
+- correct: passes every judge test AND is the reference fix's code, or behaves like the reference
+  on every call the tests make to the function and on generated inputs;
+- plausible: passes every judge test, behaves differently somewhere (one differing call kept),
+  or its behaviour could not be compared ("behaviour not checked");
+- wrong: fails a judge test (the visible ones included).
+fixed (hidden) = correct + plausible.
 """
 
 from __future__ import annotations
@@ -57,6 +65,11 @@ class ProblemOutcome:
     failing_found: bool = False  # one of them failed on the bug (else nothing to go on)
     discovery_seconds: float = 0.0
     discovery_note: str = ""  # how the tests were chosen, or why none was (discovery's line)
+    # The strict judge (judge.py): "correct" / "plausible" / "wrong"; "" for no candidate, or a
+    # result scored before the judge existed (`bench rejudge` fills it in).
+    verdict: str = ""
+    verdict_how: str = ""  # "same code as the reference", "same behaviour on 412 calls ..."
+    differs_on: str = ""  # a plausible one's differing call and what each version did there
 
     @property
     def fixed_visible(self) -> bool:
@@ -76,6 +89,17 @@ class ProblemOutcome:
     @property
     def plausible_but_wrong(self) -> bool:
         return self.fixed_visible and not self.fixed_hidden
+
+    @property
+    def judged(self) -> str:
+        """The strict verdict: "wrong" for any candidate that fails a judge test (known without
+        the judge), the judge's word for one that passes them all, "" for no candidate or an
+        unjudged pass."""
+        if not self.has_candidate:
+            return ""
+        if not self.fixed_hidden:
+            return "wrong"
+        return self.verdict if self.verdict in ("correct", "plausible") else ""
 
     def record_session(self, result: Any) -> None:
         """Copy what a finished session (a DebugResult) says into this outcome: one place for
@@ -111,6 +135,12 @@ class ModeStats:
     fixed_hidden: int
     plausible_but_wrong: int
     not_fixed: int
+    # The strict judge's verdicts over the candidates (judge.py); correct + plausible +
+    # unjudged = fixed_hidden; unjudged: passes scored before the judge existed.
+    correct: int
+    plausible: int
+    wrong: int
+    unjudged: int
     harness_errors: int
     mean_turns: float
     model_calls_per_problem: float
@@ -162,6 +192,10 @@ def mode_stats(mode: str, outcomes: list[ProblemOutcome]) -> ModeStats:
         fixed_hidden=len(fixed),
         plausible_but_wrong=sum(o.plausible_but_wrong for o in outcomes),
         not_fixed=sum(not o.fixed_visible for o in outcomes),
+        correct=sum(o.judged == "correct" for o in outcomes),
+        plausible=sum(o.judged == "plausible" for o in outcomes),
+        wrong=sum(o.judged == "wrong" for o in outcomes),
+        unjudged=sum(o.fixed_hidden and not o.judged for o in outcomes),
         harness_errors=sum(bool(o.harness_error) for o in outcomes),
         mean_turns=mean([o.turns for o in outcomes]),
         model_calls_per_problem=mean([o.model_calls for o in outcomes]),
@@ -202,6 +236,12 @@ def build_report(
             for mode in modes
         },
     }
+    plausible = [o for o in outcomes if o.judged == "plausible"]
+    if plausible:
+        report["plausible"] = [
+            {"mode": o.mode, "id": o.id, "differs_on": o.differs_on, "verdict_how": o.verdict_how}
+            for o in sorted(plausible, key=lambda o: (o.mode, o.id))
+        ]
     real = [o for o in outcomes if o.real]
     if real:
         report["cases"] = [case_row(o) for o in sorted(real, key=lambda o: (o.mode, o.id))]
@@ -235,6 +275,9 @@ def case_row(outcome: ProblemOutcome) -> dict[str, Any]:
         "tests_found": outcome.tests_found,
         "failing_found": outcome.failing_found,
         "verdict": verdict(outcome),
+        "judged": outcome.judged,
+        "verdict_how": outcome.verdict_how,
+        "differs_on": outcome.differs_on,
         "judge": f"{outcome.hidden_passed}/{outcome.hidden_total}" if outcome.has_candidate else "",
         "wall_seconds": outcome.wall_seconds,
         "discovery_seconds": outcome.discovery_seconds,
@@ -256,14 +299,15 @@ def _why_not_found(outcome: ProblemOutcome) -> str:
 
 def _case_table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
-        "| mode | case | tests found | failing one among them | result | judge passed "
+        "| mode | case | tests found | failing one among them | result | verdict | judge passed "
         "| wall s | discovery s | model calls | found by |",
-        "| --- " * 10 + "|",
+        "| --- " * 11 + "|",
     ]
     for row in rows:
         lines.append(
             f"| {row['mode']} | {row['id']} | {row['tests_found']} "
-            f"| {'yes' if row['failing_found'] else 'no'} | {row['verdict']} | {row['judge']} "
+            f"| {'yes' if row['failing_found'] else 'no'} | {row['verdict']} "
+            f"| {_verdict_cell(row)} | {row['judge']} "
             f"| {row['wall_seconds']:.0f} | {row['discovery_seconds']:.0f} "
             f"| {row['model_calls']} | {row['found_by'] or '-'} |"
         )
@@ -276,12 +320,28 @@ def _case_table(rows: list[dict[str, Any]]) -> list[str]:
     for mode in modes:
         mine = [row for row in rows if row["mode"] == mode]
         fixed = sum(row["verdict"] == "fixed" for row in mine)
+        judged = Counter(r.get("judged", "") for r in mine)
         lines.append(
             f"- {mode}: failing test found for {sum(r['failing_found'] for r in mine)} of "
             f"{len(mine)} cases; fixed {fixed} of {len(mine)} ({100 * fixed / len(mine):.0f}%), "
-            f"plausible but wrong {sum(r['verdict'] == 'plausible but wrong' for r in mine)}"
+            f"plausible but wrong {sum(r['verdict'] == 'plausible but wrong' for r in mine)}; "
+            f"verdicts: correct {judged['correct']}, plausible {judged['plausible']}, "
+            f"wrong {judged['wrong']}"
         )
     return lines
+
+
+def _verdict_cell(row: dict[str, Any]) -> str:
+    """`plausible: on f([3, 1]): ...` for a plausible one; the bare verdict otherwise."""
+    judged = row.get("judged", "")
+    if not judged:
+        return "unjudged" if row["verdict"] == "fixed" else "-"
+    detail = row.get("differs_on") or (row.get("verdict_how", "") if judged == "plausible" else "")
+    return f"{judged}: {_cell(detail)}" if detail else judged
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _fmt(value: float | None) -> str:
@@ -297,16 +357,18 @@ def _rate(value: float | None) -> str:
 def _mode_table(stats_by_mode: dict[str, dict[str, Any]]) -> list[str]:
     lines = [
         "| mode | problems | fixed (visible) | fixed (hidden) | plausible but wrong | not fixed "
-        "| mean turns | model calls | prompt tok | completion tok | prompt tok / fix "
+        "| correct | plausible | wrong | mean turns | model calls | prompt tok | completion tok "
+        "| prompt tok / fix "
         "| completion tok / fix | wall s / problem | model min | fixes / model-min "
         "| fixes / wall-min |",
-        "| --- " * 16 + "|",
+        "| --- " * 19 + "|",
     ]
     for mode, s in stats_by_mode.items():
         errors = f" ({s['harness_errors']} harness errors)" if s["harness_errors"] else ""
         lines.append(
             f"| {mode} | {s['problems']}{errors} | {s['fixed_visible']} | **{s['fixed_hidden']}** "
-            f"| {s['plausible_but_wrong']} | {s['not_fixed']} | {_fmt(s['mean_turns'])} "
+            f"| {s['plausible_but_wrong']} | {s['not_fixed']} | {_judged(s, 'correct')} "
+            f"| {_judged(s, 'plausible')} | {s.get('wrong', '-')} | {_fmt(s['mean_turns'])} "
             f"| {_fmt(s['model_calls_per_problem'])} | {_fmt(s['prompt_tokens_per_problem'])} "
             f"| {_fmt(s['completion_tokens_per_problem'])} | {_fmt(s['prompt_tokens_per_fix'])} "
             f"| {_fmt(s['completion_tokens_per_fix'])} | {_fmt(s['wall_seconds_per_problem'])} "
@@ -314,6 +376,25 @@ def _mode_table(stats_by_mode: dict[str, dict[str, Any]]) -> list[str]:
             f"| {_rate(s.get('fixes_per_wall_minute'))} |"
         )
     return lines
+
+
+def _judged(stats: dict[str, Any], key: str) -> str:
+    """A verdict count; `+N unjudged` when some passes were scored before the judge existed."""
+    if key not in stats:
+        return "-"
+    unjudged = stats.get("unjudged", 0)
+    return (
+        f"{stats[key]} (+{unjudged} unjudged)"
+        if unjudged and key == "plausible"
+        else str(stats[key])
+    )
+
+
+def _plausible_list(outcomes_rows: list[dict[str, Any]]) -> list[str]:
+    return [
+        f"- {row['mode']} {row['id']}: {_cell(row['differs_on'] or row['verdict_how'])}"
+        for row in outcomes_rows
+    ]
 
 
 def _turn_table(stats_by_mode: dict[str, dict[str, Any]], max_turns: int) -> list[str]:
@@ -355,6 +436,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"Visible tests shown to the model: {config.get('visible_policy', '')}",
         "fixed (hidden) = passes the visible and every hidden test; plausible but wrong = passes "
         "the visible tests, fails a hidden one. Tokens per fix = all tokens of the mode / fixes.",
+        "Verdicts per candidate: correct = passes every judge test and is the reference fix's "
+        "code, or behaves like the reference on every call the tests make and on generated "
+        "inputs; plausible = passes them but behaves differently (the differing call is listed), "
+        "or could not be compared (behaviour not checked); wrong = fails a judge test. "
+        "correct + plausible = fixed (hidden).",
         *_coverage_note(report),
         "",
         *_mode_table(report["modes"]),
@@ -371,6 +457,13 @@ def render_markdown(report: dict[str, Any]) -> str:
                 f"- {mode}: {stats['search_plausible']} plausible (pass the visible tests), "
                 f"{stats['search_plausible_but_wrong']} of them plausible but wrong"
             )
+    if report.get("plausible"):
+        lines += [
+            "",
+            "### Plausible fixes (pass the judge tests, differ from the reference)",
+            "",
+            *_plausible_list(report["plausible"]),
+        ]
     if report.get("cases"):
         lines += [
             "",
