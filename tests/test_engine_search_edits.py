@@ -492,35 +492,6 @@ def test_rising():
     "        best = max(best, price - low)\n",
     "call-to-local",
 )
-EMPTY_RENDERED = Case(
-    "describe",
-    """def describe(name, default):
-    extra = []
-    if default is not None:
-        shown = str(default)
-        if shown:
-            extra.append("default: {}".format(shown))
-    return f"{name}  [{'; '.join(extra)}]" if extra else name
-""",
-    """from describe import describe
-
-
-def test_empty_default():
-    assert '[default: ""]' in describe("--limit", "")
-
-
-def test_number():
-    assert describe("--n", 3) == "--n  [default: 3]"
-
-
-def test_no_default():
-    assert describe("--n", None) == "--n"
-""",
-    ("test_empty_default",),
-    "        shown = str(default) or '\"\"'\n",
-    "fallback-text",
-    Expected(mismatches=(Mismatch("--limit", '[default: ""]', inside=True),)),
-)
 WRAPPED_TWICE = Case(
     "usage",
     """def usage(name, choices=None, required=True):
@@ -557,45 +528,10 @@ def test_required_name():
     "wrap-guard",
     Expected(mismatches=(Mismatch("Usage: prog [[a|b]]", "Usage: prog [a|b]"),)),
 )
-COPIED_LINE = Case(
-    "style",
-    """def style(text, bold=None, underline=None, italic=None):
-    bits = []
-    if bold is not None:
-        bits.append(f"<{1 if bold else 21}>")
-    if underline is not None:
-        bits.append(f"<{4 if underline else 24}>")
-    if italic is not None:
-        bits.append(f"<{5 if underline else 23}>")
-    return "".join(bits) + text
-""",
-    """from style import style
-
-
-def test_italic():
-    assert style("x", italic=True) == "<3>x"
-
-
-def test_bold():
-    assert style("x", bold=True) == "<1>x"
-
-
-def test_underline():
-    assert style("x", underline=True) == "<4>x"
-
-
-def test_italic_off():
-    assert style("x", italic=False) == "<23>x"
-""",
-    ("test_italic",),
-    '        bits.append(f"<{3 if italic else 23}>")\n',
-    "copied-line",
-    Expected(mismatches=(Mismatch("<23>x", "<3>x"),)),
-)
 CASES = [GUARD, MISSING_RETURN, SWAPPED, CONSTANT, SLICE, PAIR, SETUP_GUARD, F_STRING,
          LOOP_COUNTER, COLLECTION_ADD, LITERAL_EVERYWHERE, EMPTY_SUBSET, UNPACKING,
          OPTIONAL_ITEM, SEPARATOR, ELSE_RAISE, RAISED_INSTEAD, TESTED_CHARACTER,
-         VALUE_AT_HAND, EMPTY_RENDERED, WRAPPED_TWICE, COPIED_LINE]  # fmt: skip
+         VALUE_AT_HAND, WRAPPED_TWICE]  # fmt: skip
 
 
 def _project(root: Path, case: Case) -> Path:
@@ -691,10 +627,8 @@ def test_failing_string_comparisons_give_what_was_got_and_what_was_wanted():
     )
 
 
-def test_text_edits_need_a_failing_comparison_that_points_at_them():
-    """No fallback text without a missing piece, no wrap guard unless the wrapping doubled, no
-    copied line's number without a number the test expects and did not get."""
-    for case in (EMPTY_RENDERED, WRAPPED_TWICE, COPIED_LINE):
+def test_the_wrap_guard_needs_a_failing_comparison_that_shows_the_wrapping_twice():
+    for case in (WRAPPED_TWICE,):
         lines = {n: 0 for n in range(2, case.code.count("\n") + 1)}
         unrelated = Expected(mismatches=(Mismatch("[x] 1", "[x] 2"),))
         for expected in (NOTHING_EXPECTED, unrelated):

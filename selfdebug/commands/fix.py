@@ -109,7 +109,8 @@ def evidence_line(result: DebugResult) -> str:
         line += f", {result.wider_after} wider"
     if result.found_by:
         line += f"; found by {result.found_by}"
-    return line + f" (before: {result.chosen_before} chosen)"
+    line += f" (before: {result.chosen_before} chosen)"
+    return f"{line}; {result.caveat}" if result.caveat else line
 
 
 def suspicious_lines(result: DebugResult) -> list[str]:
@@ -257,6 +258,8 @@ def report(result: DebugResult, request: DebugRequest, out=sys.stdout, isolation
         print(line, file=out)
     for call in result.failed_calls:
         print(f"Failed call: {call.describe()}", file=out)
+    for refused in result.refused[:10]:
+        print(f"Refused: {refused}", file=out)
     print(
         f"Result: {evidence_line(result)}; stop: {result.stop_reason}; mode {result.mode}; "
         f"{result.turns} turn(s), {result.model_calls} model call(s), "

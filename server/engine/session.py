@@ -37,6 +37,12 @@ from selfdebug.server.engine.modes import (
     plan_modes,
     why_no_probes,
 )
+from selfdebug.server.engine.overfitting import (
+    NO_EXPECTED_VALUES,
+    ExpectedValues,
+    expected_values,
+    passing_test_sources,
+)
 from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, ShownTest
 from selfdebug.server.engine.recorder import Recorder
 from selfdebug.server.engine.search import host as search_host
@@ -142,6 +148,9 @@ class Session:
         self.tests_shown: list[ShownTest] = []  # set from the baseline run (failing first)
         self.chosen_before: RunResult | None = None
         self.wider_before: RunResult | None = None
+        # what the failing tests compared with: a candidate that writes it in is refused
+        self.test_values: ExpectedValues = NO_EXPECTED_VALUES
+        self.refused: list[str] = []  # candidates refused as overfitting, with why
         self.current_code = target.code
         self.current_run: RunResult | None = None
         self.best: _Evaluated | None = None
@@ -303,6 +312,10 @@ class Session:
                 self._sample_turn = self.turn + 1  # greedy would give it again
             else:
                 candidate.problem = self.strategy.refuses(candidate.code, self.target.code)
+                overfit = self.test_values.refusal(candidate.code, self.target.code)
+                if overfit and not candidate.problem:
+                    candidate.problem = overfit
+                    self.refused.append(f"the model's turn {self.turn}: {overfit}")
         for index, candidate in enumerate(candidates):
             self.record(
                 "candidate",
@@ -515,6 +528,10 @@ class Session:
         if request.wider_tests:
             self._emit(f"running {len(request.wider_tests)} wider tests")
             self.wider_before = self.run_tests(request.wider_tests, self.source, label="wider")
+        if self.chosen_before is not None:
+            root = Path(request.project_root)
+            passing = passing_test_sources(root, self.chosen_before, self.wider_before)
+            self.test_values = expected_values(self.chosen_before, self.source, passing)
         searching = request.mode == "search" or (request.mode == "auto" and request.auto_search)
         return self._localize_and_search(searching=searching)
 
@@ -534,6 +551,8 @@ class Session:
             return None
         step = search_host.localize_and_search(self, searching, (Cancelled, _Stop))
         self.search_step = step or self.search_step
+        if step is not None and step.search is not None:
+            self.refused += [f"edit search: {why}" for why in step.search.refused]
         if step is not None and self._adopt(step.fix):
             return "passed"
         if step is not None and searching and self._start_from_partial(step):
@@ -748,7 +767,20 @@ class Session:
             suspicious=localization.lines[:5] if localization else [],
             localization_note=localization.note if localization else "",
             failed_calls=list(self.model.failed),
+            caveat=self._caveat() if best is not None else "",
+            refused=list(self.refused),
         )
+
+    def _caveat(self) -> str:
+        """What the tests could not tell about the fix: answers that differ where a rule chose
+        one (the search's), or no test beyond the chosen ones."""
+        step = self.search_step
+        if self.mode == "search" and step is not None and step.caveat:
+            return step.caveat
+        if self.best_wider is None:
+            count = len(self.request.tests)
+            return f"checked only by the {count} chosen test{'s' if count != 1 else ''}"
+        return ""
 
     def close(self) -> None:
         self.recorder.close()

@@ -131,6 +131,11 @@ class DebugResult:
     # Model calls that gave no answer (stalled, past a deadline, failed): each ended its turn,
     # not the session (failed_calls.py).
     failed_calls: list[FailedCall] = field(default_factory=list)
+    # What the tests could not tell about the proposed fix ("2 fixes pass; they differ on
+    # f(0): ...", "checked only by the 3 chosen tests"); "" when nothing is known against it.
+    caveat: str = ""
+    # Candidates refused as overfitting (overfitting.py), each with why, like failed candidates.
+    refused: list[str] = field(default_factory=list)
 
     @property
     def success(self) -> bool:

@@ -34,7 +34,8 @@ def fix_evidence(result: DebugResult) -> str:
         return "no candidate"
     wider = f", {result.wider_after} wider" if result.wider_after else ""
     found = f"; found by {result.found_by}" if result.found_by else ""
-    return f"passes {result.chosen_after} chosen{wider}{found}"
+    caveat = f"; {result.caveat}" if result.caveat else ""
+    return f"passes {result.chosen_after} chosen{wider}{found}{caveat}"
 
 
 def proposed_document(snapshot: FunctionSnapshot, new_function_text: str) -> str:

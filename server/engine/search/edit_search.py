@@ -21,7 +21,6 @@ Steps (each a plain function, so the session, the benchmark and the tests call t
 from __future__ import annotations
 
 import ast
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine.candidate import Candidate, program_key
+from selfdebug.server.engine.overfitting import NO_EXPECTED_VALUES, ExpectedValues
 from selfdebug.server.engine.search.crosscheck import (
     CrossCheck,
     Versions,
@@ -39,7 +39,6 @@ from selfdebug.server.engine.search.crosscheck import (
 from selfdebug.server.engine.search.edits import Edit, generate_edits
 from selfdebug.server.engine.search.evidence import NOTHING_EXPECTED, Expected, expected_from
 from selfdebug.server.engine.search.localize import Localization, SuspiciousLine, rank_lines
-from selfdebug.server.engine.search.statements import condition_names
 from selfdebug.server.engine.target import TargetFunction
 from selfdebug.server.runner.results import RunResult, nodeid_covers
 from selfdebug.server.runner.search_runner import (
@@ -97,6 +96,7 @@ class SearchResult:
     error: str = ""
     seconds: float = 0.0
     unsteady: list[str] = field(default_factory=list)  # see Evaluation
+    refused: list[str] = field(default_factory=list)  # edits not tried, and why (overfitting.py)
 
 
 @dataclass
@@ -118,6 +118,7 @@ class SearchStep:
     ambiguous: list[Survivor] = field(default_factory=list)  # see `judge_survivors`
     crosscheck: CrossCheck | None = None
     separation: str = ""  # the generated input on which the ambiguous edits differ
+    caveat: str = ""  # see SurvivorVerdict.caveat
     agreement: str = ""  # survivors that behave the same
     partial: Partial | None = None  # no survivor: the best edit that fixes some failing tests
 
@@ -327,13 +328,10 @@ def rank_partials(
     verdicts: dict[int, Verdict],
     failing_before: Sequence[str],
     passed_before: set[str],
-    target: TargetFunction | None = None,
 ) -> list[Partial]:
     """Edits that make some but not all of `failing_before` pass while every test of
     `passed_before` (the chosen and wider tests that passed on the original) still passes;
-    most tests fixed first, then one that brings in a name its block's condition reads
-    (`if overline is not None: ... underline` -> `overline`, the copy-paste slip; four
-    names fixed click's test alike), then the smallest edit, then the most suspicious line."""
+    most tests fixed first, then the smallest edit, then the most suspicious line."""
     partials = []
     for index, verdict in verdicts.items():
         if verdict.timed_out or verdict.problem:
@@ -343,26 +341,8 @@ def rank_partials(
             continue
         if all(verdict.outcomes.get(n) == "passed" for n in passed_before):
             partials.append(Partial(edits[index], fixed, len(failing_before)))
-    guards = _guard_names(target) if target is not None else {}
-
-    def reads_guard(edit: Edit) -> bool:
-        names = guards.get(edit.line, set())
-        return any(re.search(rf"\b{n}\b", edit.after) and not re.search(rf"\b{n}\b", edit.before)
-                   for n in names)  # fmt: skip
-
-    partials.sort(key=lambda p: (-len(p.fixed), not reads_guard(p.edit), p.edit.size, p.edit.rank))
+    partials.sort(key=lambda p: (-len(p.fixed), p.edit.size, p.edit.rank))
     return partials
-
-
-def _guard_names(target: TargetFunction) -> dict[int, set[str]]:
-    """File line -> the names read by the condition of the innermost `if`/`while` whose body
-    holds that line."""
-    try:
-        tree = ast.parse(target.code)
-    except SyntaxError:
-        return {}
-    offset = target.start_line  # the function text's line 1 is file line start_line + 1
-    return {line + offset: names for line, names in condition_names(tree).items()}
 
 
 @dataclass
@@ -377,6 +357,7 @@ class SurvivorVerdict:
     flaws: dict[int, str] = field(default_factory=dict)  # id(survivor) -> flaw note
     groups: list[list[str]] = field(default_factory=list)  # the edits, by behaviour
     rule: str = ""  # which rule decided ("one answer", "only a repair", "one line", ...)
+    caveat: str = ""  # what the tests could not tell: "2 fixes pass; they differ on f(0): ..."
 
     def notes(self, survivor: Survivor) -> list[str]:
         """What the proposed edit's explanation and warnings say about this evidence."""
@@ -412,6 +393,10 @@ def judge_survivors(
         verdict.rule = "no generated inputs"
         if len({n for s in programs for n in s.edit.lines}) <= 1:
             verdict.chosen = list(programs)
+            if len(programs) > 1:
+                verdict.caveat = (
+                    f"{len(programs)} fixes pass; no generated input could compare them"
+                )
         else:
             verdict.ambiguous = list(programs)
         return verdict
@@ -438,6 +423,7 @@ def judge_survivors(
             )
     elif repair is not None:
         verdict.rule = "only a repair"
+        verdict.caveat = _differ(check, keys, firsts)
         verdict.chosen = [by_key[k] for k in next(g for g in groups if g[0] == repair)]
         verdict.agreement = (
             f"of {len(groups)} answers that differ on {check.inputs} generated inputs, the only "
@@ -447,6 +433,7 @@ def judge_survivors(
     elif len({n for s in firsts for n in s.edit.lines}) <= 1:
         verdict.rule = "one line"
         verdict.chosen = list(candidates)
+        verdict.caveat = _differ(check, keys, firsts)
     else:
         verdict.rule = "ambiguous"
         verdict.ambiguous = firsts
@@ -455,6 +442,15 @@ def judge_survivors(
             labels = {keys[id(s)]: s.edit.describe() for s in firsts[:3]}
             verdict.separation = describe_separation(separation, labels)
     return verdict
+
+
+def _differ(check: CrossCheck, keys: dict[int, str], firsts: Sequence[Survivor]) -> str:
+    """`2 fixes pass; they differ on f(0): ...`: the answers one of which a rule chose."""
+    separation = check.separating([keys[id(s)] for s in firsts])
+    if separation is None:
+        return f"{len(firsts)} fixes pass and differ"
+    labels = {keys[id(s)]: s.edit.describe() for s in firsts[:3]}
+    return f"{len(firsts)} fixes pass; they differ {describe_separation(separation, labels)}"
 
 
 def _lines_text(lines: Sequence[int]) -> str:
@@ -556,6 +552,7 @@ class SearchContext:
     settings: SearchSettings = field(default_factory=SearchSettings)
     first_lines: list[int] = field(default_factory=list)  # edited before the suspicious lines
     found_on: str = ""  # what the edits change, for `found_by` ("the model's candidate")
+    expected_values: ExpectedValues = NO_EXPECTED_VALUES  # refuses edits that write them in
 
 
 def search_step(context: SearchContext, *, search: bool) -> SearchStep:
@@ -587,6 +584,7 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         lines = given + [s for s in lines if s.line not in set(context.first_lines)]
     expected = expected_from(context.chosen_before)  # `pytest.raises(X)` in a failing test...
     edits = candidate_edits(context.target, lines, context.settings, expected)
+    edits, refused = _refuse_overfitting(context, edits)
     wider_before = {t.nodeid for t in (context.wider_before.tests if context.wider_before else [])
                     if t.ok and t.nodeid not in context.chosen}  # fmt: skip
     must_pass = list(dict.fromkeys(context.chosen + sorted(wider_before)))
@@ -614,7 +612,7 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         edits, judged.verdicts, judged.chosen_ids, wider_ids, wider_passed_before
     )
     result = SearchResult(judged.stop, len(judged.verdicts), len(edits), survivors, judged.error,
-                          time.monotonic() - started, sorted(judged.unsteady))  # fmt: skip
+                          time.monotonic() - started, sorted(judged.unsteady), refused)  # fmt: skip
     step.search = result
     context.event(
         "search",
@@ -643,7 +641,6 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
             judged.verdicts,
             failing_before,
             passed_before | wider_passed_before,
-            context.target,
         )
         step.partial = partials[0] if partials else None
         if partials:
@@ -660,6 +657,7 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         )
     step.ambiguous, step.crosscheck = verdict.ambiguous, verdict.check
     step.separation, step.agreement = verdict.separation, verdict.agreement
+    step.caveat = verdict.caveat
     if step.ambiguous:
         context.event(
             "search_ambiguous",
@@ -673,6 +671,22 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         if step.fix is not None:
             break
     return step
+
+
+def _refuse_overfitting(context: SearchContext, edits: list[Edit]) -> tuple[list[Edit], list[str]]:
+    """The edits that may be tried, and the refused ones described with why: an edit that
+    writes a failing test's expected value into the code is an overfit however it scores."""
+    kept: list[Edit] = []
+    refused: list[str] = []
+    for edit in edits:
+        why = context.expected_values.refusal(edit.code, context.target.code)
+        if why:
+            refused.append(f"{edit.describe()}: {why}")
+        else:
+            kept.append(edit)
+    if refused:
+        context.event("search_refused", count=len(refused), edits=refused[:10])
+    return kept, refused
 
 
 def _all_lines(target: TargetFunction) -> list[SuspiciousLine]:

@@ -1,30 +1,13 @@
-"""Candidate edits at the suspicious lines: the classic one-token mistakes, tried in order.
+"""Candidate edits at the suspicious lines: the edit classes of registry.py, made and ordered.
 
 Each edit is a small text change of the function (found with `ast`, applied to the text, so the
-rest of the function keeps its formatting and comments):
-- operators and literals: an operator swapped within its class (comparisons nearest first),
-  +-1 on an integer literal, another literal of the function, a blank string emptied, a
-  compared character the failing tests never use replaced by one they do (evidence.py),
-  the `f` of an f-string that lost it (strings.py), a literal changed at every place it
-  is written (pairs.py);
-- bounds and conditions: a range/slice bound or index moved by one or dropped, a condition
-  negated or dropped, `[x]` -> `[x] if x else []`;
-- names and orders: call arguments or operands swapped, two names of an unpacking swapped,
-  another in-scope variable in a name's place, a call in arithmetic replaced by a local
-  (`get(heap, n) + d` -> `distance + d`), the separator a concatenation lost (`a + "." + b`);
-- statements: one deleted, `return` of another in-scope value (`[]` <-> `[[]]` too), the counter
-  step a `while` loop never takes and the add a collection never gets (updates.py), the
-  `else: raise X` a failing test expects (raises.py), the text a failing string
-  comparison lacks given where a value renders empty, a wrapping it shows twice guarded and a
-  copied line's name and number (texts.py); guards, missing returns and
-  statement swaps (statements.py), guards at the function's top after the ranked lines'
-  edits.
-Edits come ordered by the rank of their line, then by size (1: an operator, literal, bound or
-negation; 2: a name, an operand, an argument order or value; 3: a dropped condition, a deleted
-statement, another returned value, a guard returning a value the function returns; 4: a guard
-returning an empty value nothing in the function returns), and are bounded in count. Edits that
-make a degenerate construct (a constant condition, `x < x`, `f(a, a)`) are not tried: they pass
-weak tests by luck.
+rest of the function keeps its formatting and comments). This module makes the expression-level
+classes (operators, literals, bounds, conditions, names and orders) and gathers the statement
+classes of statements.py, updates.py, raises.py, strings.py and texts.py and the combinations of
+pairs.py. Edits come ordered by the rank of their line, then by their class's size (registry.py:
+1 a token, 2 a name or an order, 3 a statement, 4 a guessed statement), and are bounded in
+count. Edits that make a degenerate construct (a constant condition, `x < x`, `f(a, a)`) are not
+tried: they pass weak tests by luck.
 """
 
 from __future__ import annotations
@@ -633,9 +616,7 @@ def generate_edits(
         updates.collection_adds(function, text, lines),
         raising.else_raises(function, text, lines, expected.raises),
         raising.raised_instead(function, text, lines, expected.raises),
-        mismatched.fallback_texts(function, text, lines, expected.mismatches),
         mismatched.wrap_guards(function, text, lines, expected.mismatches),
-        mismatched.copied_lines(function, text, lines, expected.mismatches),
         statements.deletions(function, text, lines),
         statements.swaps(function, text, lines),
         statements.guards(function, text, lines),

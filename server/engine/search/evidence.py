@@ -77,14 +77,20 @@ def expected_from(run: RunResult | None) -> Expected:
     return Expected(tuple(raises[:MAX_EXCEPTIONS]), common, tuple(mismatches[:MAX_MISMATCHES]))
 
 
-def _string(spelled: str | None) -> str | None:
-    """The string a repr spells, or None (not a string literal, or cut short)."""
+def parse_literal(spelled: str | None) -> object | None:
+    """The value a repr spells (a string, number, container of them), or None (not a
+    literal, or cut short)."""
     if not spelled:
         return None
     try:
-        value = ast.literal_eval(spelled)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return ast.literal_eval(spelled)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
+
+
+def _string(spelled: str | None) -> str | None:
+    """The string a repr spells, or None (not a string literal, or cut short)."""
+    value = parse_literal(spelled)
     return value if isinstance(value, str) else None
 
 

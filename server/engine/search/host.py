@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.candidate import Candidate
+from selfdebug.server.engine.overfitting import ExpectedValues
 from selfdebug.server.engine.search import edit_search as search
 from selfdebug.server.engine.target import TargetFunction, locate
 from selfdebug.server.runner.results import RunResult
@@ -45,6 +46,7 @@ class SearchHost(Protocol):
     cancel: CancelToken
     turn: int
     near_misses: int  # near-miss searches run so far
+    test_values: ExpectedValues  # what the failing tests compared with (overfitting.py)
 
     @property
     def runner(self) -> ProjectRunner: ...
@@ -99,6 +101,7 @@ def context_for(
         ),
         first_lines=first_lines or [],
         found_on=found_on,
+        expected_values=host.test_values,
     )
 
 

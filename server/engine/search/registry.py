@@ -45,7 +45,7 @@ _CLASSES = (
               "(`<` <-> `<=`) or negation (`==` <-> `!=`) first; `is`/`is not`, `in`/`not in`",
               "a comparison at a ranked line", 1),
     EditClass("arithmetic-operator", "an arithmetic or bitwise operator swapped within its "
-              "class (`+` -> `-`, `&` -> `|`), augmented assignments too", "a binary operation "
+              "class (`+` -> `-`, `&` -> `^`), augmented assignments too", "a binary operation "
               "or augmented assignment at a ranked line", 1),
     EditClass("boolean-operator", "`and` <-> `or`", "a boolean operation at a ranked line", 1),
     EditClass("negated-condition", "a condition negated (`if x:` -> `if not x:`)",
@@ -118,14 +118,9 @@ _CLASSES = (
               "an if/elif chain", 3, evidence="a failing test's `pytest.raises(X)`"),
     EditClass("raised-exception", "`raise A(...)` -> `raise X(...)`", "a raise", 2,
               evidence="a failing test's `pytest.raises(X)`"),
-    EditClass("fallback-text", "`x = value` -> `x = value or <text>`", "a value statement",
-              3, evidence="a failing string comparison"),
     EditClass("wrap-guard", "a wrapping added twice guarded (`if not x.startswith('['):`)",
               "an assignment wrapping a name in constant text", 3,
               evidence="a failing string comparison that shows the wrapping twice"),
-    EditClass("copied-line", "a name copied from another block replaced by the one its own "
-              "block's condition reads", "a line under an `if` on one name", 3,
-              evidence="a failing string comparison"),
     # combinations of the classes above
     EditClass("literal-everywhere", "a literal edit made at every place the literal is "
               "written", "after the single edits", 0, combines=True),
@@ -156,3 +151,22 @@ def unproven() -> list[EditClass]:
             or len(c.projects()) < MIN_EXAMPLE_PROJECTS
         )
     ]
+
+
+def markdown_table() -> str:
+    """The classes as docs/MODES.md lists them (tests/test_search_registry.py keeps the two
+    the same)."""
+    rows = [
+        "| class | what it changes | where | size | needs | real fixes (projects) |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for c in REGISTRY.values():
+        shown = (
+            "combines the classes above"
+            if c.combines
+            else (f"{len({e.source for e in c.examples})} ({len(c.projects())})")
+        )
+        needs = c.evidence or "-"
+        size = "parts" if c.combines else str(c.size)
+        rows.append(f"| `{c.name}` | {c.changes} | {c.where} | {size} | {needs} | {shown} |")
+    return "\n".join(rows) + "\n"

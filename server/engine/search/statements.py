@@ -55,23 +55,6 @@ def _blocks(function: FunctionNode) -> Iterator[tuple[ast.AST, list[ast.stmt]]]:
             todo.extend(statements)
 
 
-def condition_names(
-    tree: ast.AST, kinds: tuple[type[ast.If] | type[ast.While], ...] = (ast.If, ast.While)
-) -> dict[int, set[str]]:
-    """Line -> the names read by the condition of the innermost block of `kinds` whose body
-    holds that line (the block a statement is guarded by)."""
-    found: dict[int, tuple[int, set[str]]] = {}  # line -> (the block's line, names)
-    for node in ast.walk(tree):
-        if not isinstance(node, kinds) or not node.body:
-            continue
-        names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
-        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
-        for line in range(first, last + 1):
-            if line not in found or found[line][0] < node.lineno:  # the innermost block
-                found[line] = (node.lineno, names)
-    return {line: names for line, (_block, names) in found.items()}
-
-
 def _whole_lines(text: Text, stmt: ast.stmt) -> tuple[int, int] | None:
     """The span of the lines `stmt` fills alone (with their newline), or None when it shares a
     line with something else (`if x: y`)."""

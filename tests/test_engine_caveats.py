@@ -1,0 +1,75 @@
+"""What the tests cannot tell reaches the user (issue 37 item 4): fixes that pass and differ,
+a fix checked only by the chosen tests, candidates refused as overfitting. Real pytest runs."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from selfdebug.commands.fix import evidence_line, report
+from selfdebug.server.backends.scripted import ScriptedBackend
+from selfdebug.server.engine import DebugRequest, run_session
+
+# `hi - 1` should be `hi`; `hi + 1` passes the two tests too, and differs from it on clip(3, 2)
+CLIP = "def clip(x, hi):\n    return min(x, hi - 1)\n"
+CLIP_TESTS = """from clip import clip
+
+
+def test_at_the_top():
+    assert clip(7, 7) == 7
+
+
+def test_below():
+    assert clip(3, 5) == 3
+"""
+
+
+def _project(root: Path) -> Path:
+    root.mkdir()
+    (root / "clip.py").write_text(CLIP, encoding="utf-8")
+    (root / "test_clip.py").write_text(CLIP_TESTS, encoding="utf-8")
+    return root
+
+
+def _request(root: Path, **changes) -> DebugRequest:
+    fields = dict(
+        file=root / "clip.py",
+        qualname="clip",
+        project_root=root,
+        tests=["test_clip.py::test_at_the_top"],
+        wider_tests=["test_clip.py::test_below"],
+        mode="search",
+    )
+    fields.update(changes)
+    return DebugRequest(**fields)
+
+
+def test_fixes_that_pass_and_differ_are_named_in_the_evidence(tmp_path):
+    root = _project(tmp_path / "clip")
+    result = run_session(_request(root), ScriptedBackend(["never asked"]))
+    assert result.success
+    assert result.caveat.startswith("2 fixes pass; they differ on clip(")
+    assert result.caveat in evidence_line(result)
+
+
+def test_a_fix_checked_only_by_the_chosen_tests_says_so(tmp_path):
+    root = _project(tmp_path / "clip")
+    request = _request(root, wider_tests=[], mode="ut", max_turns=1)
+    fixed = CLIP.replace("hi - 1", "hi")
+    result = run_session(request, ScriptedBackend([f"Off by one.\n```python\n{fixed}```\n"]))
+    assert result.success and result.fixed_function == fixed
+    assert result.caveat == "checked only by the 1 chosen test"
+
+
+def test_a_refused_candidate_is_listed(tmp_path):
+    root = _project(tmp_path / "clip")
+    overfit = CLIP.replace("return min(x, hi - 1)", "return 7 if x == 7 else min(x, hi - 1)")
+    request = _request(root, mode="ut", max_turns=1)
+    result = run_session(request, ScriptedBackend([f"Special case.\n```python\n{overfit}```\n"]))
+    assert not result.success
+    assert result.refused == [
+        "the model's turn 1: writes the test's expected value 7 into the code"
+    ]
+    out = io.StringIO()
+    report(result, request, out=out)
+    assert "Refused: the model's turn 1: writes the test's expected value 7" in out.getvalue()

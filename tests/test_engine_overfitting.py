@@ -1,0 +1,150 @@
+"""A candidate that writes a failing test's expected value into the code is refused, from the
+search or the model (issue 37 item 1): unit rules of overfitting.py, then real sessions (the
+real runner, a scripted model) on functions whose bug is away from the line that makes the
+output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from selfdebug.server.backends.scripted import ScriptedBackend
+from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.overfitting import expected_values
+from selfdebug.server.engine.search.edits import generate_edits
+from selfdebug.server.engine.transcript import read_transcript
+from selfdebug.server.runner import results
+
+# The bug is the separator the split uses (line 2), far from the line that builds the output.
+INITIALS = """def initials(name):
+    parts = name.split(",")
+    out = ""
+    for part in parts:
+        out += part[:1].upper() + "."
+    return out
+"""
+INITIALS_TESTS = """from names import initials
+
+
+def test_two_names():
+    assert initials("john doe") == "J.D."
+
+
+def test_one_name():
+    assert initials("ann") == "A."
+"""
+FIXED_INITIALS = INITIALS.replace('split(",")', "split()")
+
+
+def _failing(left: str, right: str, op: str = "==") -> results.RunResult:
+    failed = results.TestResult(
+        "t.py::t", "failed", assert_op=op, assert_left=left, assert_right=right, longrepr="x"
+    )
+    return results.RunResult([failed, results.TestResult("t.py::ok", "passed")], "rlimits", 0.1)
+
+
+def test_the_expected_text_written_into_the_code_is_refused():
+    values = expected_values(_failing("'J.'", "'J.D.'"), INITIALS)
+    for overfit in (
+        INITIALS.replace("    return out\n", "    return out or 'J.D.'\n"),
+        INITIALS.replace('name.split(",")', "name.split(',') or 'J.D.'"),
+        INITIALS.replace('"."', "'D.'"),  # a piece of the expected text
+    ):
+        why = values.refusal(overfit, INITIALS)
+        assert why.startswith("writes the test's expected text "), overfit
+    assert "'J.D.'" in values.refusal(INITIALS.replace("return out", "return 'J.D.'"), INITIALS)
+    assert values.refusal(FIXED_INITIALS, INITIALS) == ""  # the real fix writes nothing new
+    # one character of the expected text is no evidence of copying
+    assert values.refusal(INITIALS.replace('"."', '"D"'), INITIALS) == ""
+
+
+def test_the_expected_number_written_into_the_code_is_refused():
+    code = (
+        "def style(italic):\n"
+        "    if italic is not None:\n"
+        "        return f'[{5 if italic else 23}m'\n"
+    )
+    values = expected_values(_failing("'[23m'", "'[3m'"), code)
+    copied = code.replace("5 if", "3 if")  # a number the expected string shows
+    assert values.refusal(copied, code) == "writes the test's expected value 3 into the code"
+    values = expected_values(_failing("11", "12"), "def f(x):\n    return x + 1\n")
+    assert "value 12" in values.refusal("def f(x):\n    return 12\n", "def f(x):\n    return x\n")
+    # -1, 0, 1 are every program's constants, never the test's
+    assert values.refusal("def f(x):\n    return x + 1\n", "def f(x):\n    return x\n") == ""
+
+
+def test_literals_the_module_or_a_passing_test_writes_are_allowed():
+    module = 'SEPARATOR = "J.D."\n\n' + INITIALS
+    assert (
+        expected_values(_failing("'J.'", "'J.D.'"), module).refusal(
+            INITIALS.replace("return out", "return out or 'J.D.'"), INITIALS
+        )
+        == ""
+    )
+    passing = ['def test_other():\n    assert initials("x", "J.D.") == "X."\n']
+    values = expected_values(_failing("'J.'", "'J.D.'"), INITIALS, passing)
+    assert values.refusal(INITIALS.replace("return out", "return out or 'J.D.'"), INITIALS) == ""
+
+
+def test_no_failing_comparison_refuses_nothing():
+    passed = results.RunResult([results.TestResult("t.py::ok", "passed")], "rlimits", 0.1)
+    values = expected_values(passed, INITIALS)
+    assert values.refusal(INITIALS.replace("return out", "return 'J.D.'"), INITIALS) == ""
+
+
+def test_containers_and_unittest_messages_give_their_values():
+    values = expected_values(_failing("[1, 2]", "[17, 'abc']"), "def f():\n    return []\n")
+    assert "17" in values.refusal("def f():\n    return [17]\n", "def f():\n    return []\n")
+    unittest_failure = results.TestResult(
+        "t.py::T::t", "failed", message="AssertionError: 'Ab' != 'Abc'", longrepr="x"
+    )
+    values = expected_values(
+        results.RunResult([unittest_failure], "rlimits", 0.1), "def f(s):\n    return s\n"
+    )
+    assert values.refusal("def f(s):\n    return s + 'c' or 'Abc'\n", "def f(s):\n    return s\n")
+
+
+def _project(root: Path) -> Path:
+    root.mkdir()
+    (root / "names.py").write_text(INITIALS, encoding="utf-8")
+    (root / "test_names.py").write_text(INITIALS_TESTS, encoding="utf-8")
+    return root
+
+
+def test_no_search_candidate_writes_the_expected_text(tmp_path):
+    root = _project(tmp_path / "names")
+    every_line = {n: 0 for n in range(2, 7)}
+    assert not [e for e in generate_edits(INITIALS, 1, every_line, limit=3000) if "J.D" in e.code]
+    result = run_session(
+        DebugRequest(
+            file=root / "names.py",
+            qualname="initials",
+            project_root=root,
+            tests=["test_names.py::test_two_names"],
+            wider_tests=["test_names.py::test_one_name"],
+            mode="search",
+        ),
+        ScriptedBackend(["never asked"]),
+    )
+    assert "J.D." not in (result.fixed_file or "")
+
+
+def test_a_model_candidate_that_writes_the_expected_text_is_refused(tmp_path):
+    root = _project(tmp_path / "names")
+    transcript = tmp_path / "t.jsonl"
+    overfit = INITIALS.replace("    return out\n", "    return out if ',' in name else 'J.D.'\n")
+    reply = f"The name has no comma.\n```python\n{overfit}```\n"
+    result = run_session(
+        DebugRequest(
+            file=root / "names.py",
+            qualname="initials",
+            project_root=root,
+            tests=["test_names.py::test_two_names"],
+            mode="ut",
+            max_turns=1,
+            transcript_path=transcript,
+        ),
+        ScriptedBackend([reply]),
+    )
+    assert not result.success
+    problems = [e["problem"] for e in read_transcript(transcript) if e["event"] == "candidate"]
+    assert problems == ["writes the test's expected text 'J.D.' into the code"]
