@@ -49,6 +49,7 @@ _job = {}  # type: dict
 _stream = None
 _judge = None  # type: _Judge | None
 _local = threading.local()
+_FLIPPED = {}  # type: dict  # id -> (generated object, "flag=True"): shown in its call's text
 
 
 class _Stop(BaseException):
@@ -568,12 +569,21 @@ def _fields(value):
 def _short(value, limit=CALL_TEXT):
     """A bounded text of a value: reprs of plain values, objects as `Type(a=..., b=...)`."""
     parts = []  # type: list
-    _text(value, parts, [limit], 0, set())
+    budget = [limit]
+    _text(value, parts, budget, 0, set())
     text = "".join(parts)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return text if budget[0] >= 0 else text[: limit - 3] + "..."
 
 
 def _text(value, parts, budget, depth, seen):
+    _text_of(value, parts, budget, depth, seen)
+    flipped = _FLIPPED.get(id(value))
+    shown = type(value).__repr__ is object.__repr__  # its fields are in the text already
+    if flipped is not None and flipped[0] is value and not shown:  # what a generated one changed
+        _put(parts, budget, f" with {flipped[1]}")
+
+
+def _text_of(value, parts, budget, depth, seen):
     if budget[0] <= 0:
         return
     if depth > 6:
@@ -843,11 +853,12 @@ def _variants(value, observed, rng):
                     pass
             found.append(option if isinstance(value, list) else _as_tuple(value, option))
     elif _plain_object(value):  # one of its flags flipped (`required`, `deprecated`, ...)
-        flags = [k for k, v in vars(value).items() if isinstance(v, bool)]
+        flags = [k for k, v in vars(value).items() if isinstance(v, bool) and k[:1] != "_"]
         for name in rng.sample(flags, min(3, len(flags))):
             try:
                 changed = copy.deepcopy(value)
                 setattr(changed, name, not getattr(value, name))
+                _FLIPPED[id(changed)] = (changed, f"{name}={not getattr(value, name)}")
                 found.append(changed)
             except Exception:
                 pass

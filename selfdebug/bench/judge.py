@@ -22,7 +22,7 @@ import json
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -141,6 +141,7 @@ class Comparison:
     not_comparable: str = ""  # the plugin could not set up the comparison (why)
     stopped: str = ""  # the run ended before the plugin's summary (why)
     installed: bool = False
+    notes: list[str] = field(default_factory=list)  # the plugin's own remarks (generation)
 
     @classmethod
     def from_run(cls, run: PluginRun) -> Comparison:
@@ -159,6 +160,7 @@ class Comparison:
                 setattr(found, key, int(last.get(key) or 0))
             found.first = last.get("first") or None
             found.not_comparable = str(last.get("not_comparable") or "")
+            found.notes = [str(n) for n in last.get("notes") or []]
         if not finished:
             why = run.kill_reason or "no summary"
             if run.killed_nodeid:
@@ -195,6 +197,8 @@ class Comparison:
             how += f" ({self.not_copyable + self.not_finished} calls not compared)"
         if self.stopped:
             how += f"; the run stopped early ({self.stopped})"
+        if self.notes:
+            how += f"; {self.notes[0]}"
         return Verdict("correct", how)
 
 

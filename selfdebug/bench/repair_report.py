@@ -299,15 +299,15 @@ def _why_not_found(outcome: ProblemOutcome) -> str:
 
 def _case_table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
-        "| mode | case | tests found | failing one among them | result | verdict | judge passed "
+        "| mode | case | tests found | failing one among them | result | judge passed | verdict "
         "| wall s | discovery s | model calls | found by |",
         "| --- " * 11 + "|",
     ]
     for row in rows:
         lines.append(
             f"| {row['mode']} | {row['id']} | {row['tests_found']} "
-            f"| {'yes' if row['failing_found'] else 'no'} | {row['verdict']} "
-            f"| {_verdict_cell(row)} | {row['judge']} "
+            f"| {'yes' if row['failing_found'] else 'no'} | {row['verdict']} | {row['judge']} "
+            f"| {_verdict_cell(row)} "
             f"| {row['wall_seconds']:.0f} | {row['discovery_seconds']:.0f} "
             f"| {row['model_calls']} | {row['found_by'] or '-'} |"
         )
