@@ -15,12 +15,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 
-from selfdebug.server.engine.search import pairs, statements, strings, updates
+from selfdebug.server.engine.search import pairs, statements, strings
 from selfdebug.server.engine.search import raises as raising
-from selfdebug.server.engine.search import texts as mismatched
 from selfdebug.server.engine.search.evidence import NOTHING_EXPECTED, Expected
 from selfdebug.server.engine.search.registry import size_of
 
@@ -50,7 +49,6 @@ _OP_TOKEN = re.compile(
 )
 MAX_LITERALS = 8  # the function's literals tried in another literal's place
 _SIMPLE = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
-_TYPE_CHECKS = ("isinstance", "issubclass", "callable", "type")
 
 
 @dataclass(frozen=True)
@@ -151,19 +149,15 @@ class _Scope:
     parents: dict[ast.AST, ast.AST]
     sibling_args: dict[str, dict[int, list[str]]]
     constants: Sequence[tuple[type, str]] = ()  # (int/float/str, text) of the function's literals
-    slices: Mapping[str, Sequence[str]] = field(default_factory=dict)  # name -> `[k:]`, `[:k]`
-    characters: Sequence[str] = ()  # punctuation the failing tests' strings use
 
 
 def _changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
-    """Every candidate change of one node: by its kind, then the condition and return edits."""
+    """Every candidate change of one node: by its kind, then the return edits."""
     generator = _BY_KIND.get(type(node))
     if generator is not None:
         yield from generator(node, scope)
     elif _data_attribute(node, scope.parents):
         yield from _attribute_changes(node, scope)
-    if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
-        yield from _negated_condition(node, scope.text)
     if isinstance(node, ast.Return) and node.value is not None:
         yield from _other_return(node.value, scope)
 
@@ -191,38 +185,6 @@ def _binop_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     if spelling in ("+", "-", "*"):  # a term too many
         yield "dropped-term", start, end, text.of(node.left)
         yield "dropped-term", start, end, text.of(node.right)
-    if spelling in ("-", "/", "//", "%", "**"):  # non-commutative: swap the operands
-        swapped = f"{_wrap(text.of(node.right), node.right)} {spelling} "
-        swapped += _wrap(text.of(node.left), node.left)
-        yield "swapped-operands", start, end, swapped
-    if spelling == "+" and not any(_number(side) for side in (node.left, node.right)):
-        yield from _separators(node, scope, left_end, right_start)
-    if spelling in ARITHMETIC:
-        for side in (node.left, node.right):
-            if isinstance(side, ast.Call):  # a value fetched where the one at hand was meant
-                called = {n.id for n in ast.walk(side) if isinstance(n, ast.Name)}
-                side_start, side_end = text.span(side)
-                for name in scope.local_names:
-                    if name not in called:
-                        yield "call-to-local", side_start, side_end, name
-
-
-def _number(node: ast.expr) -> bool:
-    if isinstance(node, ast.UnaryOp):
-        node = node.operand
-    return isinstance(node, ast.Constant) and type(node.value) in (int, float, complex)
-
-
-def _separators(node: ast.BinOp, scope: _Scope, left_end: int, right_start: int
-                ) -> Iterator[Change]:  # fmt: skip
-    """`a + b` -> `a + "." + b`: the separator a concatenation lost (a dotted name, words).
-    The candidates are `.`, a space and the short punctuation the function writes elsewhere."""
-    written = [t for kind, t in scope.constants if kind is str and len(t) in (3, 4)
-               and not any(c.isalnum() for c in t[1:-1])]  # fmt: skip
-    for separator in dict.fromkeys(['"."', '" "', *written]):
-        if separator in (scope.text.of(node.left), scope.text.of(node.right)):
-            continue
-        yield "lost-separator", left_end, right_start, f" + {separator} + "
 
 
 def _compare_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -236,11 +198,6 @@ def _compare_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
             for other in _swaps_within(spelling, (COMPARISON, IDENTITY, MEMBERSHIP)):
                 yield "comparison-operator", found[0], found[1], other
         previous = right
-    if len(node.ops) == 1 and isinstance(node.ops[0], ast.Lt | ast.LtE | ast.Gt | ast.GtE):
-        start, end = text.span(node)
-        spelling = _CMPOP[type(node.ops[0])]
-        swapped = f"{text.of(node.comparators[0])} {spelling} {text.of(node.left)}"
-        yield "swapped-operands", start, end, swapped
 
 
 def _boolop_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -269,15 +226,6 @@ def _augassign_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
             yield "arithmetic-operator", found[0], found[1], other + "="
 
 
-def _unary_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
-    """`not x` -> `x` (a negated condition), `-x` -> `x`."""
-    assert isinstance(node, ast.UnaryOp)
-    if isinstance(node.op, ast.Not | ast.USub):
-        start, end = scope.text.span(node)
-        dropped = "dropped-not" if isinstance(node.op, ast.Not) else "dropped-minus"
-        yield dropped, start, end, scope.text.of(node.operand)
-
-
 def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     """+-1 on an integer literal (never below 0: a sign is its own edit), `True` <-> `False`,
     a blank string emptied (and the empty one given a space), another literal of the same kind
@@ -298,9 +246,6 @@ def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     family = str if isinstance(node.value, str) else (int, float)
     if not isinstance(node.value, str | int | float):
         return
-    if isinstance(node.value, str) and not node.value.strip() and _message(node, scope.parents):
-        quote = scope.text.of(node)[-1]  # `" "` -> `""`, `''` -> `' '`
-        yield "blank-string", start, end, quote * 2 if node.value else f"{quote} {quote}"
     if isinstance(node.value, str) and _message(node, scope.parents):
         formatted = strings.with_f_prefix(scope.text.of(node), [*scope.local_names, "self", "cls"])
         if formatted is not None:
@@ -309,17 +254,6 @@ def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     for kind, other in scope.constants:
         if issubclass(kind, family) and other != current:
             yield "other-literal", start, end, other
-    if isinstance(node.value, str) and len(node.value) == 1 and _compared(node, scope.parents):
-        written = {other for _kind, other in scope.constants}
-        for character in scope.characters:
-            spelled = current[0] + character + current[-1]  # the literal's own quotes
-            if character != node.value and current[0] in "'\"" and spelled not in written:
-                yield "test-character", start, end, spelled
-
-
-def _compared(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
-    """A one-character literal a comparison or membership test reads (`c == '('`)."""
-    return isinstance(parents.get(node), ast.Compare)
 
 
 def _message(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -330,8 +264,7 @@ def _message(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
 
 
 def _name_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
-    """Another in-scope variable in a name's place; a sequence the function slices elsewhere
-    sliced here too (`arr` -> `arr[k:]` where it takes `arr[:k]`)."""
+    """Another in-scope variable in a name's place."""
     assert isinstance(node, ast.Name)
     if not isinstance(node.ctx, ast.Load):
         return
@@ -340,10 +273,6 @@ def _name_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
         for other in scope.local_names:
             if other != node.id:
                 yield "other-name", start, end, other
-    parent = scope.parents.get(node)
-    if not (isinstance(parent, ast.Subscript) and parent.value is node):
-        for sliced in scope.slices.get(node.id, ()):
-            yield "complementary-slice", start, end, node.id + sliced
 
 
 def _attribute_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -368,11 +297,6 @@ def _call_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
             for other in scope.sibling_args[callee].get(position, []):
                 if other != text.of(arg):
                     yield "sibling-argument", start, end, other
-    if callee not in ("range", "len"):
-        for arg in positional:  # an argument off by one ("+ 1 missing")
-            if isinstance(arg, ast.Name | ast.BinOp | ast.Subscript | ast.Attribute):
-                for _class, start, end, moved in _moved_bound(arg, text):
-                    yield "shifted-argument", start, end, moved
     if len(positional) == len(node.args) >= 2:
         for first, second in pairwise(positional):
             a_start, a_end = text.span(first)
@@ -383,24 +307,18 @@ def _call_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
         for arg in positional:
             if not (isinstance(arg, ast.Constant) and type(arg.value) is int):
                 yield from _moved_bound(arg, text)
-        if len(positional) == 1:
-            start = text.span(positional[0])[0]
-            for begin in ("1", "-1"):
-                yield "range-start", start, start, f"{begin}, "
 
 
 def _subscript_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
-    """Slice bounds dropped or moved by one; an index moved by one."""
+    """Slice bounds and an index moved by one."""
     assert isinstance(node, ast.Subscript)
     text = scope.text
     index = node.slice
     if isinstance(index, ast.Slice):
         for bound in (index.lower, index.upper):
-            if bound is not None:
-                start, end = text.span(bound)
-                yield "dropped-slice-bound", start, end, ""
-                if not (isinstance(bound, ast.Constant) and type(bound.value) is int):
-                    yield from _moved_bound(bound, text)
+            literal = isinstance(bound, ast.Constant) and type(bound.value) is int
+            if bound is not None and not literal:
+                yield from _moved_bound(bound, text)
     elif isinstance(index, ast.Tuple):
         for element in index.elts:
             if not isinstance(element, ast.Constant | ast.Slice):
@@ -425,42 +343,10 @@ def _unpacking_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
                 yield "swapped-unpacking", a_start, b_end, text.of(second) + middle + text.of(first)
 
 
-def _list_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
-    """`[x]` -> `[x] if x else []`: a value that may be empty or None kept out of the list (a
-    missing branch, so as large as a dropped condition)."""
-    assert isinstance(node, ast.List)
-    if len(node.elts) != 1 or not isinstance(node.ctx, ast.Load):
-        return
-    (only,) = node.elts
-    if isinstance(only, ast.Name | ast.Attribute):
-        start, end = scope.text.span(node)
-        value = scope.text.of(only)
-        yield "empty-guarded-list", start, end, f"[{value}] if {value} else []"
-
-
-def _negated_condition(
-    node: ast.If | ast.While | ast.IfExp | ast.Assert, text: _Text
-) -> Iterator[Change]:
-    start, end = text.span(node.test)
-    negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
-    # `not (a < b)` is the operator swap `a >= b` (`is`/`is not`, `==`/`!=`, `in`/`not in`
-    # alike), which `_compare_changes` already makes: one program, tried and counted once.
-    single_comparison = isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
-    if not negated and not single_comparison and not isinstance(node.test, ast.Constant):
-        yield "negated-condition", start, end, f"not {_wrap(text.of(node.test), node.test)}"
-
-
 def _other_return(value: ast.expr, scope: _Scope) -> Iterator[Change]:
-    """Another in-scope name returned; `[]` <-> `[[]]` (the base case of a function that
-    builds lists of lists: no subsets, or the one empty subset)."""
+    """Another in-scope name returned."""
     start, end = scope.text.span(value)
     current = scope.text.of(value)
-    if isinstance(value, ast.List) and not value.elts:
-        yield "nested-empty-list", start, end, "[[]]"
-    elif isinstance(value, ast.List) and len(value.elts) == 1:
-        (only,) = value.elts
-        if isinstance(only, ast.List) and not only.elts:
-            yield "nested-empty-list", start, end, "[]"
     for name in scope.local_names:
         if name != current:
             yield "other-returned-name", start, end, name
@@ -471,13 +357,11 @@ _BY_KIND = {
     ast.Compare: _compare_changes,
     ast.BoolOp: _boolop_changes,
     ast.AugAssign: _augassign_changes,
-    ast.UnaryOp: _unary_changes,
     ast.Constant: _constant_changes,
     ast.Name: _name_changes,
     ast.Call: _call_changes,
     ast.Subscript: _subscript_changes,
     ast.Assign: _unpacking_changes,
-    ast.List: _list_changes,
 }
 
 
@@ -499,26 +383,6 @@ def _function_literals(nodes: Sequence[ast.AST], text: _Text) -> list[tuple[type
     return [(kind, spelling) for spelling, kind in found.items()][:MAX_LITERALS]
 
 
-def _slices(nodes: Sequence[ast.AST], text: _Text) -> dict[str, list[str]]:
-    """name -> the one-bound slices the function takes of it, and their complements
-    (`arr[:k]` gives `[:k]` and `[k:]`)."""
-    found: dict[str, list[str]] = {}
-    for node in nodes:
-        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
-            continue
-        index = node.slice
-        if not isinstance(index, ast.Slice) or index.step is not None:
-            continue
-        if (index.lower is None) == (index.upper is None):
-            continue
-        bound = text.of(index.lower or index.upper)  # type: ignore[arg-type]
-        texts = found.setdefault(node.value.id, [])
-        for spelling in (f"[{bound}:]", f"[:{bound}]"):
-            if spelling not in texts:
-                texts.append(spelling)
-    return found
-
-
 def _data_attribute(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     """An attribute read for its value (`node.successor`), not a method called (`.append(`)."""
     if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
@@ -537,9 +401,8 @@ def _moved_bound(node: ast.expr, text: _Text) -> Iterator[Change]:
 
 def _degenerate(tree: ast.AST) -> int:
     """Constructs no one writes on purpose: a constant loop or branch condition, an operand
-    compared with or subtracted from itself, the same argument twice, a type check of
-    arithmetic. An edit that adds one passes weak tests by luck (the anti-patterns of
-    search-based repair), so it is not tried."""
+    compared with or subtracted from itself, the same argument twice. An edit that adds one
+    passes weak tests by luck (the anti-patterns of search-based repair), so it is not tried."""
     count = 0
     for node in ast.walk(tree):
         if isinstance(node, ast.If | ast.While | ast.IfExp):
@@ -553,9 +416,6 @@ def _degenerate(tree: ast.AST) -> int:
         elif isinstance(node, ast.Call):
             arguments = [ast.dump(a) for a in node.args]
             count += len(set(arguments)) < len(arguments)
-            # a type asked of arithmetic (`isinstance(x + 1, int)`): it "passes" by raising
-            type_check = isinstance(node.func, ast.Name) and node.func.id in _TYPE_CHECKS
-            count += type_check and bool(node.args) and isinstance(node.args[0], ast.BinOp)
     return count
 
 
@@ -595,12 +455,17 @@ def generate_edits(
                 if text.of(arg) not in texts:
                     texts.append(text.of(arg))
     literals = _function_literals(body_nodes, text)
-    scope = _Scope(text, local_names, attributes, parents, sibling_args, literals,
-                   _slices(body_nodes, text), expected.characters)  # fmt: skip
+    scope = _Scope(text, local_names, attributes, parents, sibling_args, literals)  # fmt: skip
     raw: list[tuple[int, int, str, int, int, str, int]] = []  # rank, size, class, span, text, #
 
+    making = (
+        None
+        if classes is None
+        else {*classes, *(pairs.PAIRED_CLASSES if "pair" in classes else ())}
+    )
+
     def add(rank: int, edit_class: str, start: int, end: int, replacement: str) -> None:
-        if classes is None or edit_class in classes:
+        if making is None or edit_class in making:
             raw.append((rank, size_of(edit_class), edit_class, start, end, replacement, len(raw)))
 
     for node in body_nodes:
@@ -612,23 +477,13 @@ def generate_edits(
                 add(wanted[lineno], edit_class, start, end, replacement)
     lines = set(wanted)
     statement_edits = (
-        updates.loop_counters(function, text, lines),
-        updates.collection_adds(function, text, lines),
-        raising.else_raises(function, text, lines, expected.raises),
         raising.raised_instead(function, text, lines, expected.raises),
-        mismatched.wrap_guards(function, text, lines, expected.mismatches),
         statements.deletions(function, text, lines),
         statements.swaps(function, text, lines),
-        statements.guards(function, text, lines),
-        statements.missing_returns(function, text, lines, local_names),
     )
     for made in statement_edits:
         for lineno, edit_class, start, end, replacement in made:
             add(wanted[lineno], edit_class, start, end, replacement)
-    unranked = statements.entry_lines(function) - lines  # guards at the top, ranked last
-    last = max(wanted.values(), default=0) + 1
-    for _line, edit_class, start, end, replacement in statements.guards(function, text, unranked):
-        add(last, edit_class, start, end, replacement)
     raw.sort(key=lambda r: (r[0], r[1], r[6]))
     edits: list[Edit] = []
     seen = {ast.dump(tree)}
@@ -655,17 +510,10 @@ def generate_edits(
         line = offset + code.count("\n", 0, start) + 1
         before = text.code[start:end]
         edits.append(Edit(line, rank, size, edit_class, before, replacement, new_code, start, end))
-    literal_spans: dict[str, list[tuple[int, int]]] = {}
-    for node in body_nodes:
-        if isinstance(node, ast.Constant) and not isinstance(parents.get(node), ast.Expr):
-            literal_spans.setdefault(text.of(node), []).append(text.span(node))
-    if classes is None or "literal-everywhere" in classes:
-        edits.extend([e for e in pairs.everywhere_edits(edits, code, literal_spans)
-                      if is_new(e.code)][: max(0, limit - len(edits))])  # fmt: skip
     if classes is None or "pair" in classes:
         edits.extend(pair for pair in pairs.pair_edits(edits, code, limit - len(edits))
                      if is_new(pair.code))  # fmt: skip
-    return edits
+    return edits if classes is None else [e for e in edits if e.edit_class in classes]
 
 
 def _parsed(code: str) -> ast.Module | None:

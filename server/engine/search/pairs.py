@@ -7,10 +7,6 @@ places of one line, so the pairs stay few and come after every single edit in th
 take at most a sixth of the search's budget. Pairs across lines, or with another name in a
 name's place, are not made: on the dev sets' one or two visible tests they passed by luck (two
 of two such fixes failed the hidden tests) and fixed nothing the hidden tests confirmed.
-
-One multi-line edit is made: a literal changed the same way at every place the function
-writes it (`return " "` twice -> `return ""` twice: a wrong sentinel is usually wrong
-everywhere), right after the single edits.
 """
 
 from __future__ import annotations
@@ -27,49 +23,13 @@ MAX_PART_SIZE = 2
 # tokens: operators, literals and bounds (not names, deletions or inserted statements)
 PAIRED_CLASSES = (
     "comparison-operator", "arithmetic-operator", "boolean-operator", "integer-literal",
-    "boolean-literal", "blank-string", "other-literal", "shifted-bound", "dropped-slice-bound",
-    "range-start", "shifted-argument",
+    "boolean-literal", "other-literal", "shifted-bound",
 )  # fmt: skip
-LITERAL_CLASSES = ("integer-literal", "boolean-literal", "blank-string", "other-literal")
 
 
 def budget(limit: int) -> int:
     """How many of `limit` candidates pairs may take."""
     return limit // 6
-
-
-MAX_EVERYWHERE = 8
-
-
-def everywhere_edits(singles: Sequence[Edit], code: str, spans: dict[str, list[tuple[int, int]]]
-                     ) -> Iterator[Edit]:  # fmt: skip
-    """For the first literal edits in `singles` whose literal the function writes more than
-    once (`spans`: literal text -> its spans in `code`), the same change at every place."""
-    from selfdebug.server.engine.search.edits import Edit
-
-    made = 0
-    for single in singles:
-        places = spans.get(single.before, [])
-        if (
-            single.edit_class not in LITERAL_CLASSES
-            or len(places) < 2
-            or (single.start, single.end) not in places
-        ):
-            continue
-        text, parts = code, []
-        for start, end in sorted(places, reverse=True):
-            text = text[:start] + single.after + text[end:]
-        first_line = single.line - code.count("\n", 0, single.start)  # the file line of line 1
-        for start, end in sorted(places):
-            line = first_line + code.count("\n", 0, start)
-            alone = code[:start] + single.after + code[end:]
-            parts.append(Edit(line, single.rank, single.size, single.edit_class, single.before,
-                              single.after, alone, start, end))  # fmt: skip
-        yield Edit(parts[0].line, single.rank, single.size + 1, "literal-everywhere", single.before,
-                   single.after, text, parts[0].start, parts[-1].end, tuple(parts))  # fmt: skip
-        made += 1
-        if made >= MAX_EVERYWHERE:
-            return
 
 
 def pair_edits(singles: Sequence[Edit], code: str, limit: int) -> Iterator[Edit]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from selfdebug.server.engine.search.examples import EXAMPLES, Example
+from selfdebug.server.engine.search.examples import EXAMPLES, FOUND, Example
 
 MIN_EXAMPLE_COMMITS = 3
 MIN_EXAMPLE_PROJECTS = 2
@@ -28,7 +28,7 @@ class EditClass:
     where: str  # where it is tried
     size: int  # 1 a token, 2 a name or an order, 3 a statement, 4 a guessed statement
     evidence: str = ""  # what of the failing tests it needs; "" when it needs none
-    combines: bool = False  # made of other edits (pairs, a literal everywhere): no examples
+    combines: bool = False  # made of two edits of the classes above (a pair)
 
     @property
     def examples(self) -> tuple[Example, ...]:
@@ -48,36 +48,18 @@ _CLASSES = (
               "class (`+` -> `-`, `&` -> `^`), augmented assignments too", "a binary operation "
               "or augmented assignment at a ranked line", 1),
     EditClass("boolean-operator", "`and` <-> `or`", "a boolean operation at a ranked line", 1),
-    EditClass("negated-condition", "a condition negated (`if x:` -> `if not x:`)",
-              "the test of an if, while, conditional expression or assert", 1),
-    EditClass("dropped-not", "`not x` -> `x`", "a `not` at a ranked line", 1),
-    EditClass("dropped-minus", "`-x` -> `x`", "a unary minus at a ranked line", 1),
     EditClass("integer-literal", "an integer literal +-1 (never below 0)",
               "an integer literal at a ranked line", 1),
     EditClass("boolean-literal", "`True` <-> `False`", "a boolean literal at a ranked line", 1),
-    EditClass("blank-string", "a blank string emptied, an empty one given a space",
-              "a string used as a value at a ranked line", 1),
     EditClass("missing-f-prefix", "the `f` of a string that writes `{name}` of an in-scope "
               "name", "a string used as a value at a ranked line", 1),
     EditClass("other-literal", "another literal of the same type that the function writes",
               "a literal at a ranked line", 2),
-    EditClass("test-character", "a compared one-character literal replaced by punctuation the "
-              "failing tests' strings use and the function never writes", "a one-character "
-              "literal in a comparison", 2, evidence="the failing tests' string arguments"),
     # bounds and conditions
     EditClass("shifted-bound", "a range, slice or index bound, or a `len()`, moved by one",
               "bounds at a ranked line", 1),
-    EditClass("dropped-slice-bound", "a slice bound dropped (`a[i:j]` -> `a[i:]`)",
-              "a slice at a ranked line", 1),
-    EditClass("shifted-argument", "a call argument moved by one", "a call's argument", 2),
-    EditClass("range-start", "`range(n)` -> `range(1, n)`", "a one-argument range", 2),
-    EditClass("complementary-slice", "a sequence the function slices elsewhere sliced here "
-              "too (`arr` -> `arr[k:]` where it takes `arr[:k]`)", "a name at a ranked line",
-              2),
     EditClass("dropped-condition", "one side of `a and b` / `a or b` dropped",
               "a two-part boolean operation", 3),
-    EditClass("empty-guarded-list", "`[x]` -> `[x] if x else []`",
-              "a one-element list display", 3),
     # names and orders
     EditClass("other-name", "another in-scope variable in a name's place",
               "a name read at a ranked line", 2),
@@ -86,44 +68,18 @@ _CLASSES = (
     EditClass("sibling-argument", "what another call of the same function passes at that "
               "position", "a call's argument", 2),
     EditClass("swapped-arguments", "two adjacent call arguments swapped", "a call", 2),
-    EditClass("swapped-operands", "the operands of a non-commutative operation or of an "
-              "ordering comparison swapped", "a binary operation or comparison", 2),
     EditClass("swapped-unpacking", "two adjacent names of an unpacking swapped",
               "an assignment to a tuple", 2),
     EditClass("dropped-term", "a term of `a + b`, `a - b`, `a * b` dropped",
               "a binary operation", 2),
-    EditClass("call-to-local", "a call in arithmetic replaced by a local "
-              "(`get(heap, n) + d` -> `distance + d`)", "a call operand of arithmetic", 3),
-    EditClass("lost-separator", "the separator a concatenation lost (`a + '.' + b`)",
-              "a `+` of two non-numbers", 3),
     # statements
     EditClass("other-returned-name", "another in-scope name returned", "a return", 3),
-    EditClass("nested-empty-list", "`return []` <-> `return [[]]`", "a return", 2),
-    EditClass("missing-return", "a `return` put back (a value computed, then dropped)",
-              "an expression statement, or the function's end", 2),
     EditClass("deleted-statement", "a statement deleted", "a simple statement", 3),
     EditClass("swapped-statements", "two adjacent simple statements swapped",
               "adjacent statements", 3),
-    EditClass("guard-returning-known", "`if not x: return v` with a value `v` the function "
-              "returns elsewhere", "the top of the function or a loop", 3),
-    EditClass("guard-breaking", "`if not x: break` at the top of a loop",
-              "the top of a loop", 3),
-    EditClass("guard-returning-empty", "`if not x: return <empty>` with an empty value nothing "
-              "in the function returns", "the top of the function or a loop", 4),
-    EditClass("loop-counter-step", "the counter step a `while` loop never takes",
-              "a while loop whose condition's names the body never changes", 1),
-    EditClass("collection-add", "the add a collection never gets (`seen.add(x)`)",
-              "a loop over values, a collection read and never grown", 3),
-    EditClass("else-raise", "`else: raise X(...)` after an if/elif chain without else",
-              "an if/elif chain", 3, evidence="a failing test's `pytest.raises(X)`"),
     EditClass("raised-exception", "`raise A(...)` -> `raise X(...)`", "a raise", 2,
               evidence="a failing test's `pytest.raises(X)`"),
-    EditClass("wrap-guard", "a wrapping added twice guarded (`if not x.startswith('['):`)",
-              "an assignment wrapping a name in constant text", 3,
-              evidence="a failing string comparison that shows the wrapping twice"),
     # combinations of the classes above
-    EditClass("literal-everywhere", "a literal edit made at every place the literal is "
-              "written", "after the single edits", 0, combines=True),
     EditClass("pair", "two small operator, literal or bound edits at different places of "
               "one line", "after the single edits", 0, combines=True),
 )  # fmt: skip
@@ -145,8 +101,7 @@ def unproven() -> list[EditClass]:
     return [
         c
         for c in REGISTRY.values()
-        if not c.combines
-        and (
+        if (
             len({e.source for e in c.examples}) < MIN_EXAMPLE_COMMITS
             or len(c.projects()) < MIN_EXAMPLE_PROJECTS
         )
@@ -157,16 +112,16 @@ def markdown_table() -> str:
     """The classes as docs/MODES.md lists them (tests/test_search_registry.py keeps the two
     the same)."""
     rows = [
-        "| class | what it changes | where | size | needs | real fixes (projects) |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| class | what it changes | where | size | needs | fix commits it makes (projects) "
+        "| examples kept |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for c in REGISTRY.values():
-        shown = (
-            "combines the classes above"
-            if c.combines
-            else (f"{len({e.source for e in c.examples})} ({len(c.projects())})")
-        )
+        commits, projects = FOUND.get(c.name, (0, 0))
         needs = c.evidence or "-"
-        size = "parts" if c.combines else str(c.size)
-        rows.append(f"| `{c.name}` | {c.changes} | {c.where} | {size} | {needs} | {shown} |")
+        size = "its parts'" if c.combines else str(c.size)
+        rows.append(
+            f"| `{c.name}` | {c.changes} | {c.where} | {size} | {needs} | {commits} ({projects}) "
+            f"| {len(c.examples)} |"
+        )
     return "\n".join(rows) + "\n"

@@ -1,0 +1,58 @@
+"""The registry of edit classes (issue 37 item 2): one generic test runs every example of every
+class, the way cosmic-ray's operator samples are run: the class makes the real fix from the
+buggy version. Every class shows enough real fixes, and docs/MODES.md lists the registry."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from selfdebug.server.engine.search.edits import generate_edits
+from selfdebug.server.engine.search.evidence import Expected
+from selfdebug.server.engine.search.examples import EXAMPLES, Example
+from selfdebug.server.engine.search.registry import (
+    MIN_EXAMPLE_COMMITS,
+    MIN_EXAMPLE_PROJECTS,
+    REGISTRY,
+    markdown_table,
+    unproven,
+)
+
+MODES_MD = Path(__file__).parent.parent / "docs" / "MODES.md"
+CASES = [(name, example) for name, examples in EXAMPLES.items() for example in examples]
+
+
+def _same(a: str, b: str) -> bool:
+    return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+
+
+@pytest.mark.parametrize(
+    ("name", "example"), CASES, ids=[f"{n}:{e.source.split('@')[0]}" for n, e in CASES]
+)
+def test_the_class_makes_the_real_fix(name: str, example: Example) -> None:
+    expected = Expected(raises=example.raises)
+    ranks = dict.fromkeys(example.lines, 0)
+    edits = generate_edits(example.before, 1, ranks, limit=3000, expected=expected, classes={name})
+    assert edits, f"{name} makes no edit of {example.source}"
+    assert any(_same(e.code, example.after) for e in edits), example.source
+    assert {e.edit_class for e in edits} == {name}
+
+
+def test_every_example_names_a_registered_class_and_a_commit() -> None:
+    for name, examples in EXAMPLES.items():
+        assert name in REGISTRY
+        for example in examples:
+            repo, at, rest = example.source.partition("@")
+            commit, colon, place = rest.partition(":")
+            assert repo.count("/") == 1 and at and len(commit) >= 7 and colon and "::" in place
+
+
+def test_every_class_shows_real_fixes_from_several_projects() -> None:
+    thin = [f"{c.name}: {len(c.examples)} in {len(c.projects())}" for c in unproven()]
+    assert not thin, f"need {MIN_EXAMPLE_COMMITS} commits in {MIN_EXAMPLE_PROJECTS}: {thin}"
+
+
+def test_modes_md_lists_the_registry() -> None:
+    assert markdown_table() in MODES_MD.read_text(encoding="utf-8")
