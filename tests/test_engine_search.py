@@ -156,6 +156,7 @@ def test_candidate_edits_cover_each_class_in_rank_then_size_order():
     described = {(e.line, e.before, e.after) for e in edits}
     assert (13, "<", "<=") in described  # comparison swap
     assert (13, "and", "or") in described  # boolean swap
+    assert (13, "items[i] < n and i", "not (items[i] < n and i)") in described  # negated
     assert (13, "items[i] < n and i", "items[i] < n") in described  # dropped condition
     assert (13, "i", "i + 1") in described  # index off by one
     assert (14, "+=", "-=") in described  # augmented operator
@@ -378,6 +379,15 @@ def test_edits_that_make_degenerate_code_are_not_tried():
     assert "if mid <= hi:" in after and "return g(lo, hi)" in after  # the rest still come
 
 
+def test_no_edit_asks_the_type_of_arithmetic():
+    """`isinstance(x + 1, int)` "fixes" a test that wants a TypeError by raising one."""
+    code = "def f(x, n):\n    if isinstance(x, int):\n        return g(x, n)\n    return None\n"
+    edits = generate_edits(code, 1, {2: 0, 3: 0}, limit=300)
+    after = {e.code.splitlines()[e.line - 1].strip() for e in edits}
+    assert not any(line.startswith("if isinstance(x + 1") for line in after)
+    assert "return g(x + 1, n)" in after  # other calls' arguments still move by one
+
+
 # -- overfitting: edits the tests cannot choose between --
 # `>` should be `>=`; with one test case, `kept = 1` and `kept += 2` make it pass too.
 COUNT = """def count_at_least(values, limit):
@@ -442,6 +452,17 @@ def test_auto_hands_the_undecided_edits_to_the_model(count_project):
     assert "A search over small edits found " in prompt and "`>` -> `>=`" in prompt
     assert result.success and result.found_by == "" and "x >= limit" in result.fixed_file
     assert not any(w.startswith("edit search: ") for w in result.warnings)  # a fix was found
+
+
+def test_a_negated_comparison_is_tried_once_as_the_operator_swap():
+    code = (
+        "def f(a, b):\n    if a is b:\n        return 1\n    while a < b and b:\n        a += 1\n"
+    )
+    edits = generate_edits(code, 1, {2: 0, 4: 1}, limit=1000)
+    described = {(e.line, e.before, e.after) for e in edits}
+    assert (2, "is", "is not") in described
+    assert not any(e.after.startswith("not (a is b") for e in edits)
+    assert (4, "a < b and b", "not (a < b and b)") in described  # a compound one is negated
 
 
 def test_edits_that_make_one_program_are_one_answer():

@@ -31,6 +31,33 @@ class Case:
     expected: Expected = NOTHING_EXPECTED  # what the failing tests' failure text says
 
 
+MISSING_RETURN = Case(
+    "find",
+    """def find(items, target, lo=0):
+    if lo >= len(items):
+        return -1
+    if items[lo] == target:
+        return lo
+    find(items, target, lo + 1)
+""",
+    """from find import find
+
+
+def test_last():
+    assert find([4, 5, 6], 6) == 2
+
+
+def test_first():
+    assert find([4], 4) == 0
+
+
+def test_missing():
+    assert find([], 1) == -1
+""",
+    ("test_last",),
+    "    return find(items, target, lo + 1)\n",
+    "missing-return",
+)
 SWAPPED = Case(
     "prefix",
     """def prefix(values):
@@ -185,7 +212,7 @@ def test_by_zero():
     "raised-exception",
     Expected(raises=("ZeroDivisionError",)),
 )
-CASES = [SWAPPED, CONSTANT, PAIR, F_STRING, UNPACKING, RAISED_INSTEAD]
+CASES = [MISSING_RETURN, SWAPPED, CONSTANT, PAIR, F_STRING, UNPACKING, RAISED_INSTEAD]
 
 
 def _project(root: Path, case: Case) -> Path:

@@ -49,6 +49,7 @@ _OP_TOKEN = re.compile(
 )
 MAX_LITERALS = 8  # the function's literals tried in another literal's place
 _SIMPLE = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
+_TYPE_CHECKS = ("isinstance", "issubclass", "callable", "type")
 
 
 @dataclass(frozen=True)
@@ -152,12 +153,14 @@ class _Scope:
 
 
 def _changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
-    """Every candidate change of one node: by its kind, then the return edits."""
+    """Every candidate change of one node: by its kind, then the condition and return edits."""
     generator = _BY_KIND.get(type(node))
     if generator is not None:
         yield from generator(node, scope)
     elif _data_attribute(node, scope.parents):
         yield from _attribute_changes(node, scope)
+    if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+        yield from _negated_condition(node, scope.text)
     if isinstance(node, ast.Return) and node.value is not None:
         yield from _other_return(node.value, scope)
 
@@ -224,6 +227,14 @@ def _augassign_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     if spelling and found:
         for other in _swaps_within(spelling, (ARITHMETIC, BITWISE)):
             yield "arithmetic-operator", found[0], found[1], other + "="
+
+
+def _unary_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    """`not x` -> `x` (a negated condition)."""
+    assert isinstance(node, ast.UnaryOp)
+    if isinstance(node.op, ast.Not):
+        start, end = scope.text.span(node)
+        yield "dropped-not", start, end, scope.text.of(node.operand)
 
 
 def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -297,6 +308,11 @@ def _call_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
             for other in scope.sibling_args[callee].get(position, []):
                 if other != text.of(arg):
                     yield "sibling-argument", start, end, other
+    if callee not in ("range", "len"):
+        for arg in positional:  # an argument off by one ("+ 1 missing")
+            if isinstance(arg, ast.Name | ast.BinOp | ast.Subscript | ast.Attribute):
+                for _class, start, end, moved in _moved_bound(arg, text):
+                    yield "shifted-argument", start, end, moved
     if len(positional) == len(node.args) >= 2:
         for first, second in pairwise(positional):
             a_start, a_end = text.span(first)
@@ -343,6 +359,18 @@ def _unpacking_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
                 yield "swapped-unpacking", a_start, b_end, text.of(second) + middle + text.of(first)
 
 
+def _negated_condition(
+    node: ast.If | ast.While | ast.IfExp | ast.Assert, text: _Text
+) -> Iterator[Change]:
+    start, end = text.span(node.test)
+    negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+    # `not (a < b)` is the operator swap `a >= b` (`is`/`is not`, `==`/`!=`, `in`/`not in`
+    # alike), which `_compare_changes` already makes: one program, tried and counted once.
+    single_comparison = isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
+    if not negated and not single_comparison and not isinstance(node.test, ast.Constant):
+        yield "negated-condition", start, end, f"not {_wrap(text.of(node.test), node.test)}"
+
+
 def _other_return(value: ast.expr, scope: _Scope) -> Iterator[Change]:
     """Another in-scope name returned."""
     start, end = scope.text.span(value)
@@ -358,6 +386,7 @@ _BY_KIND = {
     ast.BoolOp: _boolop_changes,
     ast.AugAssign: _augassign_changes,
     ast.Constant: _constant_changes,
+    ast.UnaryOp: _unary_changes,
     ast.Name: _name_changes,
     ast.Call: _call_changes,
     ast.Subscript: _subscript_changes,
@@ -402,7 +431,8 @@ def _moved_bound(node: ast.expr, text: _Text) -> Iterator[Change]:
 def _degenerate(tree: ast.AST) -> int:
     """Constructs no one writes on purpose: a constant loop or branch condition (but the idiom
     `while True:`, a loop left by `break` or `return`), an operand compared with or subtracted
-    from itself, the same argument twice. An edit that adds one passes weak tests by luck (the
+    from itself, the same argument twice, a type check of arithmetic. An edit that adds one
+    passes weak tests by luck (the
     anti-patterns of search-based repair), so it is not tried: `while True` -> `while False`
     makes the loop dead code, however the tests score it."""
     count = 0
@@ -423,6 +453,9 @@ def _degenerate(tree: ast.AST) -> int:
         elif isinstance(node, ast.Call):
             arguments = [ast.dump(a) for a in node.args]
             count += len(set(arguments)) < len(arguments)
+            # a type asked of arithmetic (`isinstance(x + 1, int)`): it "passes" by raising
+            type_check = isinstance(node.func, ast.Name) and node.func.id in _TYPE_CHECKS
+            count += type_check and bool(node.args) and isinstance(node.args[0], ast.BinOp)
     return count
 
 
@@ -487,6 +520,7 @@ def generate_edits(
         raising.raised_instead(function, text, lines, expected.raises),
         statements.deletions(function, text, lines),
         statements.swaps(function, text, lines),
+        statements.missing_returns(function, text, lines, local_names),
     )
     for made in statement_edits:
         for lineno, edit_class, start, end, replacement in made:

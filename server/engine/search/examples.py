@@ -47,6 +47,36 @@ def whitespace_around_named_parameter_equals(tokens):
             3,
         ),
         _e(
+            "buildbot/buildbot@80417f2c39c7:master/buildbot/steps/python_twisted.py::Trial.setupEnvironment",
+            """\
+def setupEnvironment(self, cmd):
+    if e is None:
+        cmd.args['env'] = {'PYTHONPATH': self.testpath}
+    else:
+        pathset = set([self.testpath]) ^ set(ppath)
+""",
+            """\
+def setupEnvironment(self, cmd):
+    if e is None:
+        cmd.args['env'] = {'PYTHONPATH': self.testpath}
+    else:
+        pathset = set([self.testpath]) | set(ppath)
+""",
+            5,
+        ),
+        _e(
+            "dask/dask@b3bdfaefd4d6:dask_expr/_collection.py::DataFrame.shape",
+            """\
+def shape(self):
+    return self.size / max(len(self.columns), 1), len(self.columns)
+""",
+            """\
+def shape(self):
+    return self.size // max(len(self.columns), 1), len(self.columns)
+""",
+            2,
+        ),
+        _e(
             "html5lib/html5lib-python@19686c8ca381:html5lib/html5parser.py::getPhases.<locals>.InForeignContentPhase.processStartTag",
             """\
 def processStartTag(self, token):
@@ -61,30 +91,6 @@ def processStartTag(self, token):
         return token
 """,
             3,
-        ),
-        _e(
-            "jazzband/prettytable@cd8f2b881c6c:src/prettytable/prettytable.py::PrettyTable._compute_widths",
-            """\
-def _compute_widths(self):
-    markup_chars = per_col_padding * len(widths) - len(widths) - 1
-""",
-            """\
-def _compute_widths(self):
-    markup_chars = per_col_padding * len(widths) + len(widths) - 1
-""",
-            2,
-        ),
-        _e(
-            "networkx/networkx@f2debbc61a39:networkx/generators/random_graphs.py::dense_gnm_random_graph",
-            """\
-def dense_gnm_random_graph(n):
-    mmax = n * (n - 1) / 2
-""",
-            """\
-def dense_gnm_random_graph(n):
-    mmax = n * (n - 1) // 2
-""",
-            2,
         ),
     ),
     "boolean-literal": (
@@ -101,6 +107,38 @@ async def readchunk(self):
             2,
         ),
         _e(
+            "buildbot/buildbot@21e2388fc059:master/buildbot/process/builder.py::Builder.getNewestCompleteTime",
+            """\
+def getNewestCompleteTime(self):
+    completed = yield self.master.data.get(
+        ('builders', bldrid, 'buildrequests'),
+        [resultspec.Filter('complete', 'eq', [False])])
+""",
+            """\
+def getNewestCompleteTime(self):
+    completed = yield self.master.data.get(
+        ('builders', bldrid, 'buildrequests'),
+        [resultspec.Filter('complete', 'eq', [True])])
+""",
+            4,
+        ),
+        _e(
+            "dask/dask@820d8c25d113:dask_expr/_groupby.py::GroupBy.__init__",
+            """\
+def __init__(self, observed):
+    self.observed = (
+        observed if observed is not None else True if not PANDAS_GE_300 else True
+    )
+""",
+            """\
+def __init__(self, observed):
+    self.observed = (
+        observed if observed is not None else False if not PANDAS_GE_300 else True
+    )
+""",
+            3,
+        ),
+        _e(
             "ipython/ipython@1284ba39b709:IPython/core/completer.py::IPCompleter._jedi_matches",
             """\
 def _jedi_matches(self):
@@ -109,30 +147,6 @@ def _jedi_matches(self):
             """\
 def _jedi_matches(self):
     try_jedi = True
-""",
-            2,
-        ),
-        _e(
-            "sphinx-doc/sphinx@b95d239f6858:sphinx/util/docutils.py::sphinx_domains.__exit__",
-            """\
-def __exit__(self):
-    return True
-""",
-            """\
-def __exit__(self):
-    return False
-""",
-            2,
-        ),
-        _e(
-            "sqlalchemy/sqlalchemy@7a1bbdd8cf4c:lib/sqlalchemy/databases/firebird.py::FBDialect.supports_sane_rowcount",
-            """\
-def supports_sane_rowcount(self):
-    return True
-""",
-            """\
-def supports_sane_rowcount(self):
-    return False
 """,
             2,
         ),
@@ -150,6 +164,12 @@ def sanitize_url(self):
     if netloc == '' and scheme not in locless_schemes:
         return ''
 """,
+            2,
+        ),
+        _e(
+            "celery/celery@19acb368f1c7:celery/worker.py::TaskWrapper.on_failure",
+            'def on_failure(self):\n    send_error_email = SEND_CELERY_TASK_ERROR_EMAILS or not \\\n            getattr(task_obj, "disable_error_emails", False)\n',
+            'def on_failure(self):\n    send_error_email = SEND_CELERY_TASK_ERROR_EMAILS and not \\\n            getattr(task_obj, "disable_error_emails", False)\n',
             2,
         ),
         _e(
@@ -186,22 +206,22 @@ def run_command(self):
 """,
             2,
         ),
+    ),
+    "comparison-operator": (
         _e(
-            "python/mypy@f6ebf108f76d:mypy/checker.py::TypeChecker.check_compatibility_final_super",
+            "Kozea/WeasyPrint@c35b7070a9cc:weasyprint/css/validation/descriptors.py::src",
             """\
-def check_compatibility_final_super(self, node, base):
-    if base.fullname in ENUM_BASES and node.name in ENUM_SPECIAL_PROPS:
-        return True
+def src(tokens, base_url):
+    if len(tokens) > 2:
+        url = get_url(token, base_url)
 """,
             """\
-def check_compatibility_final_super(self, node, base):
-    if base.fullname in ENUM_BASES or node.name in ENUM_SPECIAL_PROPS:
-        return True
+def src(tokens, base_url):
+    if len(tokens) <= 2:
+        url = get_url(token, base_url)
 """,
             2,
         ),
-    ),
-    "comparison-operator": (
         _e(
             "Pylons/webob@b6766d737178:webob/__init__.py::Request.__init__",
             """\
@@ -217,6 +237,22 @@ def __init__(self, decode_param_names):
             2,
         ),
         _e(
+            "Textualize/rich@932e26b6508c:rich/_windows.py::get_windows_console_features",
+            """\
+def get_windows_console_features():
+    truecolor = win_version.major > 10 or (
+        win_version.build > 15063
+    )
+""",
+            """\
+def get_windows_console_features():
+    truecolor = win_version.major > 10 or (
+        win_version.build >= 15063
+    )
+""",
+            3,
+        ),
+        _e(
             "aio-libs/aiohttp@5afac5580cd4:aiohttp/web_protocol.py::RequestHandler._process_keepalive",
             """\
 def _process_keepalive(self):
@@ -230,32 +266,21 @@ def _process_keepalive(self):
 """,
             2,
         ),
-        _e(
-            "html5lib/html5lib-python@c09a92bed277:html5lib/inputstream.py::BufferedStream.seek",
-            """\
-def seek(self, pos):
-    assert pos < self._bufferedBytes()
-""",
-            """\
-def seek(self, pos):
-    assert pos <= self._bufferedBytes()
-""",
-            2,
-        ),
-        _e(
-            "pallets/jinja@85b9c8ab3994:jinja2/loaders.py::DictLoader.get_source",
-            """\
-def get_source(self, template):
-    return source, None, lambda: source != self.mapping.get(template)
-""",
-            """\
-def get_source(self, template):
-    return source, None, lambda: source == self.mapping.get(template)
-""",
-            2,
-        ),
     ),
     "deleted-statement": (
+        _e(
+            "Kozea/WeasyPrint@76c3a47607bd:weasyprint/formatting_structure/boxes.py::Box.copy",
+            """\
+def copy(self):
+    new_box.style = self.style
+    return new_box
+""",
+            """\
+def copy(self):
+    return new_box
+""",
+            2,
+        ),
         _e(
             "PyCQA/flake8@137b45ac2f65:src/flake8/api/legacy.py::get_style_guide",
             """\
@@ -283,33 +308,38 @@ def run(self):
             3,
         ),
         _e(
-            "aio-libs/aiohttp@0d63f7a73568:aiohttp/web.py::RequestHandlerFactory.finish_connections",
-            """\
-def finish_connections(self):
-    yield from asyncio.sleep(0, loop=self._loop)
-    self._connections.clear()
-""",
-            """\
-def finish_connections(self):
-    self._connections.clear()
-""",
-            2,
-        ),
-        _e(
-            "celery/celery@b4b38987b886:celery/utils/threads.py::bgThread.stop",
+            "Supervisor/supervisor@e19cbc185dfa:src/supervisor/process.py::Subprocess.stop",
             """\
 def stop(self):
-    print("JOINING")
-    self.join(1e100)
+    self.drain()
+    return self.kill(self.config.stopsignal)
 """,
             """\
 def stop(self):
-    self.join(1e100)
+    return self.kill(self.config.stopsignal)
 """,
             2,
         ),
     ),
     "dropped-condition": (
+        _e(
+            "PyCQA/isort@bb2dce7890ba:isort/isort.py::SortImports._import_type",
+            """\
+def _import_type(line):
+    if "isort:skip" in line:
+        return
+    elif line.startswith('from ') and "import" in line:
+        return "from"
+""",
+            """\
+def _import_type(line):
+    if "isort:skip" in line:
+        return
+    elif line.startswith('from '):
+        return "from"
+""",
+            4,
+        ),
         _e(
             "Pylons/webob@00652b83bdb9:webob/request.py::LimitedLengthFile.readline",
             "def readline(self):\n    if not r or not r.endswith('\\n'):\n        self._check_disconnect()\n",
@@ -337,30 +367,90 @@ def __init__(self, *, refresh_per_second):
             4,
         ),
         _e(
-            "ipython/ipython@605ed1cd2d33:IPython/html/widgets/widget_container.py::ContainerWidget._children_changed",
+            "dask/dask@c109b657f3b1:dask_expr/_merge.py::Merge._filter_passthrough_available",
             """\
-def _children_changed(self, new):
-    if new is not None and isinstance(new, list):
-        self._children = [add_item(i) for i in new if not i.model_id in seen]
+def _filter_passthrough_available(self, parent, dependents):
+    if is_filter_pushdown_available(self, parent, dependents) or isinstance(
+        parent.predicate, And
+    ):
+        return True
 """,
             """\
-def _children_changed(self, new):
-    if new is not None:
-        self._children = [add_item(i) for i in new if not i.model_id in seen]
+def _filter_passthrough_available(self, parent, dependents):
+    if is_filter_pushdown_available(self, parent, dependents):
+        return True
+""",
+            2,
+            3,
+            4,
+        ),
+    ),
+    "dropped-not": (
+        _e(
+            "buildbot/buildbot@18170a4b825a:master/buildbot/steps/source/svn.py::SVN.purge.<locals>.parseAndRemove",
+            """\
+def parseAndRemove():
+    if len(files) == 0:
+        d = defer.succeed(0)
+    else:
+        if not self.slaveVersionIsOlderThan('rmdir', '2.14'):
+            d = self.removeFiles(files)
+""",
+            """\
+def parseAndRemove():
+    if len(files) == 0:
+        d = defer.succeed(0)
+    else:
+        if self.slaveVersionIsOlderThan('rmdir', '2.14'):
+            d = self.removeFiles(files)
+""",
+            5,
+        ),
+        _e(
+            "pallets/jinja@bec76c789fa8:ext/djangojinja2.py::create_env",
+            """\
+def create_env():
+    return Environment(auto_reload=not settings.TEMPLATE_DEBUG)
+""",
+            """\
+def create_env():
+    return Environment(auto_reload=settings.TEMPLATE_DEBUG)
 """,
             2,
         ),
         _e(
-            "networkx/networkx@519c6ac658a9:networkx/generators/bipartite.py::bipartite_random_graph",
+            "pyinstaller/pyinstaller@11287882a250:PyInstaller/hooks/hook-_tkinter.py::hook",
             """\
-def bipartite_random_graph(p):
-    if p <= 0 or p >= 1:
-        return G
+def hook():
+    if is_win:
+        tcl_tk = find_tk_win(binaries)
+    elif is_darwin:
+        tcl_tk = find_tk_darwin(binaries)
+    elif not is_unix:
+        tcl_tk = find_tk_unix(binaries)
 """,
             """\
-def bipartite_random_graph(p):
-    if p <= 0:
-        return G
+def hook():
+    if is_win:
+        tcl_tk = find_tk_win(binaries)
+    elif is_darwin:
+        tcl_tk = find_tk_darwin(binaries)
+    elif is_unix:
+        tcl_tk = find_tk_unix(binaries)
+""",
+            6,
+        ),
+        _e(
+            "pypa/setuptools@4d38fb9841d2:setuptools/command/easy_install.py::easy_install.write_script",
+            """\
+def write_script(self):
+    if not self.dry_run:
+        return
+""",
+            """\
+def write_script(self):
+    if self.dry_run:
+        return
 """,
             2,
         ),
@@ -371,6 +461,24 @@ def bipartite_random_graph(p):
             'def syntaxError(self, offset):\n    self._stderr.write(" " * (offset + 1) + "^\\n")\n',
             'def syntaxError(self, offset):\n    self._stderr.write(" " * offset + "^\\n")\n',
             2,
+        ),
+        _e(
+            "beetbox/beets@ce022a64f6fa:beets/library.py::PathQuery.col_clause",
+            """\
+def col_clause(self):
+    file_blob = buffer(file_pattern + b'%')
+""",
+            """\
+def col_clause(self):
+    file_blob = buffer(file_pattern)
+""",
+            2,
+        ),
+        _e(
+            "buildbot/buildbot@2add1d92b064:master/buildbot/db/logs.py::LogsConnectorComponent.getLogLines.<locals>.thd",
+            "def thd(conn):\n    for row in conn.execute(q):\n        for _ in xrange(count):\n            idx = content.rindex('\\n', 0, idx - 1)\n",
+            "def thd(conn):\n    for row in conn.execute(q):\n        for _ in xrange(count):\n            idx = content.rindex('\\n', 0, idx)\n",
+            4,
         ),
         _e(
             "celery/celery@3268526a5edc:celery/utils/timeutils.py::utcoffset",
@@ -384,34 +492,26 @@ def utcoffset():
 """,
             2,
         ),
-        _e(
-            "ipython/ipython@b84afae9c4e1:converters/latex_transformer.py::remove_math_space",
-            'def remove_math_space(text):\n    for index, char in enumerate(text):\n        ptext = ptext+text[math_start_index:index]+"\\n"\n',
-            """\
-def remove_math_space(text):
-    for index, char in enumerate(text):
-        ptext = ptext+text[math_start_index:index]
-""",
-            3,
-        ),
-        _e(
-            "psf/black@262ad62ca9f1:src/black/trans.py::StringSplitter._get_illegal_split_indices",
-            """\
-def _get_illegal_split_indices(self):
-    for it in iterators:
-        for begin, end in it:
-            illegal_indices.update(range(begin, end + 1))
-""",
-            """\
-def _get_illegal_split_indices(self):
-    for it in iterators:
-        for begin, end in it:
-            illegal_indices.update(range(begin, end))
-""",
-            4,
-        ),
     ),
     "integer-literal": (
+        _e(
+            "Kozea/WeasyPrint@2c7caf5fd2ed:weasyprint/css/validation/expanders.py::expand_flex",
+            """\
+def expand_flex():
+    if keyword == 'none':
+        yield 'flex-basis', 'auto'
+    else:
+        grow, shrink, basis = 0, 1, Dimension(0, 'px')
+""",
+            """\
+def expand_flex():
+    if keyword == 'none':
+        yield 'flex-basis', 'auto'
+    else:
+        grow, shrink, basis = 1, 1, Dimension(0, 'px')
+""",
+            5,
+        ),
         _e(
             "Textualize/rich@73ee8232e7ea:rich/cells.py::get_character_cell_size",
             """\
@@ -425,43 +525,47 @@ def get_character_cell_size():
             2,
         ),
         _e(
-            "joke2k/faker@a8ad0bba7917:faker/providers/ssn/pt_BR/__init__.py::checksum",
+            "boto/botocore@1c73a6fa3bc0:botocore/awsrequest.py::AWSConnection._is_100_continue_status",
             """\
-def checksum():
-    return 1
+def _is_100_continue_status(self):
+    return (
+        len(parts) >= 3
+    )
 """,
             """\
-def checksum():
-    return 0
+def _is_100_continue_status(self):
+    return (
+        len(parts) >= 2
+    )
 """,
-            2,
+            3,
         ),
         _e(
-            "pallets/werkzeug@23bc0f992e03:werkzeug/http.py::Accept.values",
+            "buildbot/buildbot@6965c6f82681:master/buildbot/clients/tryclient.py::GitExtractor.parseTrackingBranch",
             """\
-def values(self):
-    return [x[1] for x in self]
+def parseTrackingBranch(self):
+    remote_branch = ref.split("/", 3)[-1]
 """,
             """\
-def values(self):
-    return [x[0] for x in self]
-""",
-            2,
-        ),
-        _e(
-            "pygments/pygments@6b615e68374a:pygments/util.py::doctype_matches",
-            """\
-def doctype_matches():
-    doctype = m.group(2)
-""",
-            """\
-def doctype_matches():
-    doctype = m.group(1)
+def parseTrackingBranch(self):
+    remote_branch = ref.split("/", 2)[-1]
 """,
             2,
         ),
     ),
     "missing-f-prefix": (
+        _e(
+            "PyCQA/isort@b0c92df90f46:isort/identify.py::Import.statement",
+            """\
+def statement(self):
+    full_path += " as {self.alias}"
+""",
+            """\
+def statement(self):
+    full_path += f" as {self.alias}"
+""",
+            2,
+        ),
         _e(
             "Textualize/rich@ccb49a279a6d:rich/pretty.py::_get_braces_for_array",
             """\
@@ -475,95 +579,11 @@ def _get_braces_for_array(_object):
             2,
         ),
         _e(
-            "encode/httpx@336204f0121a:httpx/_transports/default.py::AsyncHTTPTransport.__init__",
-            """\
-def __init__(self, http1, http2, limits, proxy, socket_options):
-    if proxy is None:
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            http1=http1,
-            http2=http2,
-            socket_options=socket_options,
-        )
-    elif proxy.url.scheme in ("http", "https"):
-        self._pool = httpcore.AsyncHTTPProxy(
-            ssl_context=ssl_context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            http1=http1,
-            http2=http2,
-            socket_options=socket_options,
-        )
-    elif proxy.url.scheme in ("socks5", "socks5h"):
-        import socksio  # noqa
-    else:  # pragma: no cover
-        raise ValueError(
-            "Proxy protocol must be either 'http', 'https', 'socks5', or 'socks5h',"
-            " but got {proxy.url.scheme!r}."
-        )
-""",
-            """\
-def __init__(self, http1, http2, limits, proxy, socket_options):
-    if proxy is None:
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            http1=http1,
-            http2=http2,
-            socket_options=socket_options,
-        )
-    elif proxy.url.scheme in ("http", "https"):
-        self._pool = httpcore.AsyncHTTPProxy(
-            ssl_context=ssl_context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            http1=http1,
-            http2=http2,
-            socket_options=socket_options,
-        )
-    elif proxy.url.scheme in ("socks5", "socks5h"):
-        import socksio  # noqa
-    else:  # pragma: no cover
-        raise ValueError(
-            "Proxy protocol must be either 'http', 'https', 'socks5', or 'socks5h',"
-            f" but got {proxy.url.scheme!r}."
-        )
-""",
-            26,
-            27,
-            28,
-        ),
-        _e(
             "joke2k/faker@3b1beb3b9c11:faker/providers/python/__init__.py::Provider.pyobject",
             """\
 def pyobject(self, object_type):
     if object_type is None:
         return None
-    elif object_type == bool:
-        return self.pybool()
-    elif object_type == str:
-        return self.pystr()
-    elif object_type == float:
-        return self.pyfloat()
-    elif object_type == int:
-        return self.pyint()
-    elif object_type == tuple:
-        return self.pytuple()
-    elif object_type == set:
-        return self.pyset()
-    elif object_type == list:
-        return self.pylist()
-    elif object_type == Iterable:
-        return self.pyiterable()
-    elif object_type == dict:
-        return self.pydict()
     else:
         raise ValueError("Object type `{object_type}` is not supported by `pyobject` function")
 """,
@@ -571,28 +591,144 @@ def pyobject(self, object_type):
 def pyobject(self, object_type):
     if object_type is None:
         return None
-    elif object_type == bool:
-        return self.pybool()
-    elif object_type == str:
-        return self.pystr()
-    elif object_type == float:
-        return self.pyfloat()
-    elif object_type == int:
-        return self.pyint()
-    elif object_type == tuple:
-        return self.pytuple()
-    elif object_type == set:
-        return self.pyset()
-    elif object_type == list:
-        return self.pylist()
-    elif object_type == Iterable:
-        return self.pyiterable()
-    elif object_type == dict:
-        return self.pydict()
     else:
         raise ValueError(f"Object type `{object_type}` is not supported by `pyobject` function")
 """,
-            23,
+            5,
+        ),
+        _e(
+            "psf/black@72a84d4099f2:src/black/handle_ipynb_magics.py::MagicFinder.visit_Assign",
+            """\
+def visit_Assign(self, node):
+    if node.value.func.attr == "getoutput":
+        src = f"!{args[0]}"
+    else:
+        raise AssertionError(
+            "Unexpected IPython magic {node.value.func.attr!r} found. "
+            "Please report a bug on https://github.com/psf/black/issues."
+        ) from None
+""",
+            """\
+def visit_Assign(self, node):
+    if node.value.func.attr == "getoutput":
+        src = f"!{args[0]}"
+    else:
+        raise AssertionError(
+            f"Unexpected IPython magic {node.value.func.attr!r} found. "
+            "Please report a bug on https://github.com/psf/black/issues."
+        ) from None
+""",
+            6,
+        ),
+    ),
+    "missing-return": (
+        _e(
+            "beetbox/beets@370df6253d4c:beets/autotag/hooks.py::TrackInfo.dup_trackinfo",
+            """\
+def dup_trackinfo(self):
+    dupe = TrackInfo()
+""",
+            """\
+def dup_trackinfo(self):
+    dupe = TrackInfo()
+    return dupe
+""",
+            2,
+        ),
+        _e(
+            "buildbot/buildbot@a8ff070eebb0:master/buildbot/schedulers/trysched.py::Try_Userpass.stopService",
+            """\
+def stopService(self):
+    d = defer.maybeDeferred(TryBase.stopService, self)
+""",
+            """\
+def stopService(self):
+    d = defer.maybeDeferred(TryBase.stopService, self)
+    return d
+""",
+            2,
+        ),
+        _e(
+            "celery/celery@4e8efe187f03:celery/messaging.py::TaskPublisher._delay_task",
+            """\
+def _delay_task(self):
+    task_id = str(uuid.uuid4())
+""",
+            """\
+def _delay_task(self):
+    task_id = str(uuid.uuid4())
+    return task_id
+""",
+            2,
+        ),
+        _e(
+            "mitmproxy/mitmproxy@9ee8f47cc67a:mitmproxy/io/db.py::DbHandler.load",
+            """\
+def load(self):
+    flows = []
+""",
+            """\
+def load(self):
+    flows = []
+    return flows
+""",
+            2,
+        ),
+    ),
+    "negated-condition": (
+        _e(
+            "beetbox/beets@af71cebeeb4c:beets/util/artresizer.py::ArtResizer.reformat",
+            """\
+def reformat(self, path_in):
+    if self.local:
+        return path_in
+""",
+            """\
+def reformat(self, path_in):
+    if not self.local:
+        return path_in
+""",
+            2,
+        ),
+        _e(
+            "ipython/ipython@8f2d5982a48e:IPython/nbconvert/post_processors/pdf.py::PDFPostProcessor.call",
+            """\
+def call(self):
+        stdout = null if self.verbose else None
+""",
+            """\
+def call(self):
+        stdout = null if not self.verbose else None
+""",
+            2,
+        ),
+        _e(
+            "pallets/werkzeug@ca8d0f44afbf:werkzeug/debug/__init__.py::DebuggedApplication.__init__",
+            """\
+def __init__(self, console_init_func):
+    if console_init_func:
+        console_init_func = dict
+""",
+            """\
+def __init__(self, console_init_func):
+    if not console_init_func:
+        console_init_func = dict
+""",
+            2,
+        ),
+        _e(
+            "psf/requests@f1ba27faa2b9:requests/adapters.py::HTTPAdapter.cert_verify",
+            """\
+def cert_verify(self, conn, cert):
+    if isinstance(cert, basestring):
+        conn.key_file = cert[1]
+""",
+            """\
+def cert_verify(self, conn, cert):
+    if not isinstance(cert, basestring):
+        conn.key_file = cert[1]
+""",
+            2,
         ),
     ),
     "other-attribute": (
@@ -611,6 +747,20 @@ def __init__(self, value):
             3,
         ),
         _e(
+            "beetbox/beets@225c21b90fb9:beetsplug/thumbnails.py::GioURI.__init__",
+            """\
+def __init__(self):
+    self.libgio.g_file_get_uri.argtypes = [ctypes.c_char_p]
+    self.libgio.g_file_new_for_path.restype = ctypes.c_void_p
+""",
+            """\
+def __init__(self):
+    self.libgio.g_file_new_for_path.argtypes = [ctypes.c_char_p]
+    self.libgio.g_file_new_for_path.restype = ctypes.c_void_p
+""",
+            2,
+        ),
+        _e(
             "bottlepy/bottle@cb7a333fa7b3:bottle.py::Route.get_config",
             """\
 def get_config(self, key):
@@ -625,33 +775,41 @@ def get_config(self, key):
             2,
         ),
         _e(
-            "celery/kombu@144c3396229a:kombu/entity.py::Queue.__eq__",
+            "buildbot/buildbot@a34f223f98bf:master/buildbot/schedulers/triggerable.py::Triggerable.stopService",
             """\
-def __eq__(self, other):
-    return (self.bindings == other.bindins)
+def stopService(self):
+    if self._waiters:
+        for d in self.waiters:
+            d.errback(failure.Failure(RuntimeError(msg)))
 """,
             """\
-def __eq__(self, other):
-    return (self.bindings == other.bindings)
-""",
-            2,
-        ),
-        _e(
-            "ipython/ipython@6b88833a6598:IPython/kernel/kernelspec.py::KernelSpec.to_dict",
-            """\
-def to_dict(self):
-    if self.pygments_lexer != self.language:
-        d['pygments_lexer'] = self.pygment_lexer
-""",
-            """\
-def to_dict(self):
-    if self.pygments_lexer != self.language:
-        d['pygments_lexer'] = self.pygments_lexer
+def stopService(self):
+    if self._waiters:
+        for d in self._waiters:
+            d.errback(failure.Failure(RuntimeError(msg)))
 """,
             3,
         ),
     ),
     "other-literal": (
+        _e(
+            "Kozea/WeasyPrint@2c7caf5fd2ed:weasyprint/css/validation/expanders.py::expand_flex",
+            """\
+def expand_flex():
+    if keyword == 'none':
+        yield 'flex-basis', 'auto'
+    else:
+        grow, shrink, basis = 0, 1, Dimension(0, 'px')
+""",
+            """\
+def expand_flex():
+    if keyword == 'none':
+        yield 'flex-basis', 'auto'
+    else:
+        grow, shrink, basis = 1, 1, Dimension(0, 'px')
+""",
+            5,
+        ),
         _e(
             "Textualize/rich@73ee8232e7ea:rich/cells.py::get_character_cell_size",
             """\
@@ -667,53 +825,44 @@ def get_character_cell_size():
             3,
         ),
         _e(
-            "jazzband/prettytable@fd24cf6b4dbd:src/prettytable/prettytable.py::PrettyTable._compute_widths",
+            "beetbox/beets@ee9e51d3cc6a:beetsplug/convert.py::ConvertPlugin.commands",
             """\
-def _compute_widths(self, rows):
-    for row in rows:
-        for index, value in enumerate(row):
-            min_width = 2
-    self._widths = [max(1, int(w * scale)) for w in widths]
+def commands(self):
+    cmd.parser.add_option('-a', '--album', action='store_true')
+    cmd.parser.add_option('-y', '--yes', action='store')
 """,
             """\
-def _compute_widths(self, rows):
-    for row in rows:
-        for index, value in enumerate(row):
-            min_width = 1
-    self._widths = [max(1, int(w * scale)) for w in widths]
-""",
-            4,
-        ),
-        _e(
-            "joke2k/faker@a8ad0bba7917:faker/providers/ssn/pt_BR/__init__.py::checksum",
-            """\
-def checksum():
-    if reminder == 0:
-        return 1
-""",
-            """\
-def checksum():
-    if reminder == 0:
-        return 0
+def commands(self):
+    cmd.parser.add_option('-a', '--album', action='store_true')
+    cmd.parser.add_option('-y', '--yes', action='store_true')
 """,
             3,
         ),
         _e(
-            "pypa/pip@6e32b21b0439:pip/util.py::unpack_file",
-            """\
-def unpack_file(filename, location):
-    if (filename.endswith('.whl')):
-        unzip_file(filename, location, flatten=not filename.endswith(('.pybundle', 'whl')))
-""",
-            """\
-def unpack_file(filename, location):
-    if (filename.endswith('.whl')):
-        unzip_file(filename, location, flatten=not filename.endswith(('.pybundle', '.whl')))
-""",
+            "boto/botocore@1c73a6fa3bc0:botocore/awsrequest.py::AWSConnection._is_100_continue_status",
+            "def _is_100_continue_status(self, maybe_status_line):\n    parts = maybe_status_line.split(None, 2)\n    # Check for HTTP/<version> 100 Continue\\r\\n\n    return (\n        len(parts) >= 3\n    )\n",
+            "def _is_100_continue_status(self, maybe_status_line):\n    parts = maybe_status_line.split(None, 2)\n    # Check for HTTP/<version> 100 Continue\\r\\n or HTTP/<version> 100\\r\\n\n    return (\n        len(parts) >= 2\n    )\n",
             3,
+            5,
         ),
     ),
     "other-name": (
+        _e(
+            "Kozea/WeasyPrint@5d95ed45031c:weasyprint/pdf/anchors.py::write_pdf_attachment",
+            """\
+def write_pdf_attachment(attachment):
+    for data in iter(lambda: source.read(4096), b''):
+        stream += data
+    attachment.md5 = hashlib.md5(data).hexdigest()
+""",
+            """\
+def write_pdf_attachment(attachment):
+    for data in iter(lambda: source.read(4096), b''):
+        stream += data
+    attachment.md5 = hashlib.md5(stream).hexdigest()
+""",
+            4,
+        ),
         _e(
             "Suor/funcy@592b6eaa3b00:funcy/calc.py::cache.<locals>.decorator.<locals>.wrapper",
             """\
@@ -729,57 +878,79 @@ def wrapper(*args, **kwargs):
             3,
         ),
         _e(
-            "bottlepy/bottle@832b8c8a7241:bottle.py::ResourceManager.open",
+            "Textualize/rich@681cf914285d:rich/panel.py::Panel.fit",
             """\
-def open(self, name, *args, **kwargs):
-    fname = self.lookup(name)
-    return self.opener(name, *args, **kwargs)
+def fit(cls, renderable, box, *, subtitle, subtitle_align):
+    return cls(
+        renderable,
+        box,
+        subtitle_align=subtitle,
+    )
 """,
             """\
-def open(self, name, *args, **kwargs):
-    fname = self.lookup(name)
-    return self.opener(fname, *args, **kwargs)
+def fit(cls, renderable, box, *, subtitle, subtitle_align):
+    return cls(
+        renderable,
+        box,
+        subtitle_align=subtitle_align,
+    )
 """,
-            3,
+            5,
         ),
         _e(
-            "celery/celery@1ac10f3b8f2b:celery/backends/riak.py::RiakBackend.__init__",
+            "aio-libs/aiohttp@84064cc87624:aiohttp/web.py::RequestHandler.handle_request",
             """\
-def __init__(self, protocol, url):
-    uprot, uhost, uport, uname, upass, ubucket, _ = _parse_url(url)
-    self.protocol = uprot
+def handle_request(self, message, payload):
+    app = self._app
+    request = Request(app, message, payload,
+                      self.transport, self.writer, self.keep_alive_timeout)
+    for middleware in reversed(self._middlewares):
+        handler = middleware(app, handler)
 """,
             """\
-def __init__(self, protocol, url):
-    uprot, uhost, uport, uname, upass, ubucket, _ = _parse_url(url)
-    self.protocol = protocol
+def handle_request(self, message, payload):
+    app = self._app
+    request = Request(app, message, payload,
+                      self.transport, self.writer, self.keep_alive_timeout)
+    for middleware in reversed(self._middlewares):
+        handler = middleware(request, handler)
 """,
-            3,
-        ),
-        _e(
-            "ipython/ipython@425b8229f0fe:IPython/kernel/zmq/session.py::Session.send_raw",
-            """\
-def send_raw(self, stream, msg_list, flags):
-    to_send = []
-    stream.send_multipart(msg_list, flags)
-""",
-            """\
-def send_raw(self, stream, msg_list, flags):
-    to_send = []
-    stream.send_multipart(to_send, flags)
-""",
-            3,
+            6,
         ),
     ),
     "other-returned-name": (
+        _e(
+            "Pylons/webob@10a3e7313d4f:webob/__init__.py::Request.str_POST",
+            """\
+def str_POST(self):
+    return parsed
+    vars = MultiDict.from_fieldstorage(fs)
+""",
+            """\
+def str_POST(self):
+    return vars
+    vars = MultiDict.from_fieldstorage(fs)
+""",
+            2,
+        ),
+        _e(
+            "buildbot/buildbot@63ed8a5f7fdf:master/buildbot/process/builder.py::Builder.canStartBuild.<locals>.setupPropsIfNeeded",
+            """\
+def setupPropsIfNeeded(props):
+    return None
+""",
+            """\
+def setupPropsIfNeeded(props):
+    return props
+""",
+            2,
+        ),
         _e(
             "html5lib/html5lib-python@13f7c3738c8c:src/html5lib/inputstream.py::HTMLInputStream.seek.<locals>.BufferedStream.read",
             """\
 def read(self, chars):
     if chars > len(self.data):
         self.data = ''
-    elif not self.data:
-        return self.stream.read(chars)
     else:
         result = self.data[:chars]
         return resutl
@@ -788,13 +959,11 @@ def read(self, chars):
 def read(self, chars):
     if chars > len(self.data):
         self.data = ''
-    elif not self.data:
-        return self.stream.read(chars)
     else:
         result = self.data[:chars]
         return result
 """,
-            8,
+            6,
         ),
         _e(
             "joke2k/faker@a79e1d87d9f7:faker/providers/date_time/__init__.py::Provider._parse_date_time",
@@ -805,18 +974,6 @@ def _parse_date_time(cls, value):
             """\
 def _parse_date_time(cls, value):
     return value
-""",
-            2,
-        ),
-        _e(
-            "pallets/werkzeug@32dce275a144:werkzeug/utils.py::MultiDict.setdefault",
-            """\
-def setdefault(self, default):
-    return rv
-""",
-            """\
-def setdefault(self, default):
-    return default
 """,
             2,
         ),
@@ -906,6 +1063,19 @@ def _py36_windowsconsoleio_workaround():
     ),
     "raised-exception": (
         _e(
+            "Kozea/WeasyPrint@f10b3b56c88e:weasyprint/images.py::get_image_from_uri",
+            """\
+def get_image_from_uri():
+    raise ValueError('SVG images are not supported yet')
+""",
+            """\
+def get_image_from_uri():
+    raise ImageLoadingError('SVG images are not supported yet')
+""",
+            2,
+            raises=("ImageLoadingError",),
+        ),
+        _e(
             "Suor/funcy@481f1905fa86:funcy/decorators.py::make_call.<locals>.Call.__getattr__",
             'def __getattr__(self, name):\n    try:\n        return self.__dict__[name]\n    except KeyError:\n        raise NameError("Function %s does not have argument %s" \\\n                        % (func.__name__, name))\n',
             'def __getattr__(self, name):\n    try:\n        return self.__dict__[name]\n    except KeyError:\n        raise AttributeError("Function %s does not have argument %s" \\\n                             % (func.__name__, name))\n',
@@ -914,56 +1084,95 @@ def _py36_windowsconsoleio_workaround():
             raises=("AttributeError",),
         ),
         _e(
-            "jpadilla/pyjwt@14c5f46391aa:jwt/algorithms.py::HMACAlgorithm.prepare_key",
+            "beetbox/beets@63cd799e8d4e:beets/dbcore/query.py::Period.parse",
             """\
-def prepare_key(self):
-    raise InvalidAlgorithmError(
-        'The specified key is an assymetric key or x509 certificate and'
-        ' should not be used as an HMAC secret.')
+def parse(cls, string):
+    raise InvalidQueryArgumentTypeError(string,
+                                        'a valid datetime string')
 """,
             """\
-def prepare_key(self):
-    raise InvalidKeyError(
-        'The specified key is an assymetric key or x509 certificate and'
-        ' should not be used as an HMAC secret.')
+def parse(cls, string):
+    raise InvalidQueryArgumentValueError(string,
+                                        'a valid datetime string')
 """,
             2,
-            raises=("InvalidKeyError",),
+            raises=("InvalidQueryArgumentValueError",),
         ),
         _e(
-            "pytest-dev/pluggy@aac593436a65:src/pluggy/_hooks.py::_HookCaller.set_specification",
+            "joke2k/faker@a23cb8793c6a:faker/providers/bank/__init__.py::Provider.bank",
             """\
-def set_specification(self):
-    raise RuntimeError(
-        f"Hook {self.spec.name!r} is already registered "
-        f"within namespace {self.spec.namespace}"
+def bank(self):
+    raise AttributeError(
+        f"The {self.__class__.__name__} provider does not have a 'banks' "
+        "attribute. Consider contributing to the project and "
+        " adding a 'banks' tuple to enable bank name generation."
     )
 """,
             """\
-def set_specification(self):
-    raise ValueError(
-        f"Hook {self.spec.name!r} is already registered "
-        f"within namespace {self.spec.namespace}"
+def bank(self):
+    raise NotImplementedError(
+        f"The {self.__class__.__name__} provider does not have a 'banks' "
+        "attribute. Consider contributing to the project and "
+        " adding a 'banks' tuple to enable bank name generation."
     )
 """,
             2,
-            raises=("ValueError",),
+            raises=("NotImplementedError",),
         ),
+    ),
+    "shifted-argument": (
         _e(
-            "scrapy/scrapy@987ceb540e58:scrapy/trunk/scrapy/item/models.py::ScrapedItem.__init__",
+            "joke2k/faker@cfffeb82086d:faker/providers/python/__init__.py::Provider.pyfloat",
             """\
-def __init__(self, data):
-    raise UsageError("Initialize with dict, not %s" % data.__class__.__name__)
+def pyfloat(self, min_value, max_value):
+    left_number = self.random_int(min_value, max_value)
 """,
             """\
-def __init__(self, data):
-    raise TypeError("Initialize with dict, not %s" % data.__class__.__name__)
+def pyfloat(self, min_value, max_value):
+    left_number = self.random_int(min_value, max_value - 1)
 """,
             2,
-            raises=("TypeError",),
+        ),
+        _e(
+            "spyder-ide/spyder@ad999e9f88ac:spyderlib/widgets/pylintgui.py::PylintWidget.set_data",
+            """\
+def set_data(self):
+    self.data.pop(index)
+""",
+            """\
+def set_data(self):
+    self.data.pop(index+1)
+""",
+            2,
+        ),
+        _e(
+            "spyder-ide/spyder@bd9abd3f2267:spyder/widgets/panels/codefolding.py::FoldingPanel.mouseMoveEvent",
+            """\
+def mouseMoveEvent(self):
+    block = FoldScope.find_parent_scope(
+        self.editor.document().findBlockByNumber(line))
+""",
+            """\
+def mouseMoveEvent(self):
+    block = FoldScope.find_parent_scope(
+        self.editor.document().findBlockByNumber(line-1))
+""",
+            3,
         ),
     ),
     "shifted-bound": (
+        _e(
+            "beetbox/beets@de213c2b966a:beets/ui/__init__.py::vararg_callback",
+            """\
+def vararg_callback(value, parser):
+    del parser.rargs[:len(value)]
+""",
+            """\
+def vararg_callback(value, parser):
+    del parser.rargs[:len(value)-1]
+""",
+            2,
+        ),
         _e(
             "celery/celery@2f516fa1fa37:funtests/stress/stress/suite.py::Suite.run",
             """\
@@ -977,16 +1186,18 @@ def run(self, repeat):
             2,
         ),
         _e(
-            "pytest-dev/pytest@f05333ab75db:_pytest/terminal.py::TerminalReporter.rewrite",
+            "pyinstaller/pyinstaller@959624ca3f3b:PyInstaller/loader/pyimod03_importers.py::FrozenImporter.find_module",
             """\
-def rewrite(self, line):
-    fill_count = self.writer.fullwidth - len(line)
+def find_module(self, path):
+    for p in path:
+        p = p[SYS_PREFIXLEN:]
 """,
             """\
-def rewrite(self, line):
-    fill_count = self.writer.fullwidth - len(line) - 1
+def find_module(self, path):
+    for p in path:
+        p = p[SYS_PREFIXLEN+1:]
 """,
-            2,
+            3,
         ),
         _e(
             "pytest-dev/pytest@56e6ae567c85:_pytest/assertion/rewrite.py::_rewrite_test",
@@ -1004,6 +1215,24 @@ def _rewrite_test(state):
         ),
     ),
     "sibling-argument": (
+        _e(
+            "beetbox/beets@e3a9e04c0116:beets/dbcore/query.py::BytesQuery.__init__",
+            """\
+def __init__(self):
+    if isinstance(self.pattern, bytes):
+        self.buf_pattern = buffer(self.pattern)
+    elif isinstance(self.battern, buffer):
+        self.pattern = bytes(self.pattern)
+""",
+            """\
+def __init__(self):
+    if isinstance(self.pattern, bytes):
+        self.buf_pattern = buffer(self.pattern)
+    elif isinstance(self.pattern, buffer):
+        self.pattern = bytes(self.pattern)
+""",
+            4,
+        ),
         _e(
             "networkx/networkx@b3592c7e4bd3:networkx/readwrite/gexf.py::GEXFWriter.add_viz",
             """\
@@ -1025,13 +1254,33 @@ def add_viz(self):
             6,
         ),
         _e(
+            "pypa/setuptools@a6f96e770980:setuptools/command/bdist_egg.py::make_zipfile",
+            """\
+def make_zipfile(base_dir, dry_run):
+    if not dry_run:
+        for dirname, dirs, files in os.walk(base_dir):
+            visit(z, dirname, files)
+    else:
+        for dirname, dirs, files in os.walk(base_dir):
+            visit(None, dirname, file)
+""",
+            """\
+def make_zipfile(base_dir, dry_run):
+    if not dry_run:
+        for dirname, dirs, files in os.walk(base_dir):
+            visit(z, dirname, files)
+    else:
+        for dirname, dirs, files in os.walk(base_dir):
+            visit(None, dirname, files)
+""",
+            7,
+        ),
+        _e(
             "pytest-dev/pytest@21be7a259424:src/_pytest/python_api.py::_as_numpy_array",
             """\
 def _as_numpy_array(obj):
     if np.isscalar(obj):
         return None
-    elif isinstance(obj, np.ndarray):
-        return obj
     elif hasattr(obj, "__array__") or hasattr("obj", "__array_interface__"):
         return np.asarray(obj)
 """,
@@ -1039,32 +1288,8 @@ def _as_numpy_array(obj):
 def _as_numpy_array(obj):
     if np.isscalar(obj):
         return None
-    elif isinstance(obj, np.ndarray):
-        return obj
     elif hasattr(obj, "__array__") or hasattr(obj, "__array_interface__"):
         return np.asarray(obj)
-""",
-            6,
-        ),
-        _e(
-            "python/mypy@6f061be4c860:mypyc/genops_for.py::ForRange.gen_step",
-            """\
-def gen_step(self):
-    if (is_short_int_rprimitive(self.end_reg.type)):
-        new_val = builder.primitive_op(
-            unsafe_short_add, [builder.add(LoadInt(1))], line)
-    else:
-        new_val = builder.binary_op(
-            builder.read(self.index_target, line), builder.add(LoadInt(self.step)), '+', line)
-""",
-            """\
-def gen_step(self):
-    if (is_short_int_rprimitive(self.end_reg.type)):
-        new_val = builder.primitive_op(
-            unsafe_short_add, [builder.add(LoadInt(self.step))], line)
-    else:
-        new_val = builder.binary_op(
-            builder.read(self.index_target, line), builder.add(LoadInt(self.step)), '+', line)
 """,
             4,
         ),
@@ -1091,44 +1316,42 @@ def parse_length_payload(self, length):
             6,
         ),
         _e(
-            "mahmoud/glom@b8458b6edd70:glom/core.py::Check._handler",
+            "buildbot/buildbot@34f327c05319:master/buildbot/monkeypatches/testcase_assert.py::_assertRegexpMatches",
             """\
-def _handler(self, target, scope):
-    target = scope[glom](self.specifier, target, scope)
+def _assertRegexpMatches(self, text, regexp, msg):
+    if not re.search(text, regexp):
+        self.fail(msg)
 """,
             """\
-def _handler(self, target, scope):
-    target = scope[glom](target, self.specifier, scope)
+def _assertRegexpMatches(self, text, regexp, msg):
+    if not re.search(regexp, text):
+        self.fail(msg)
 """,
             2,
         ),
         _e(
-            "pallets/werkzeug@fb7c24c53d21:werkzeug/datastructures.py::Accept.best_match",
+            "celery/celery@b0f42919f173:celery/routes.py::Router.route",
             """\
-def best_match(self, matches):
-    for server_item in matches:
-        for client_item, quality in self:
-            if self._value_matches(client_item, server_item):
-                result = server_item
+def route(self, options):
+    return merge(options, self.expand_destination(route))
 """,
             """\
-def best_match(self, matches):
-    for server_item in matches:
-        for client_item, quality in self:
-            if self._value_matches(server_item, client_item):
-                result = server_item
+def route(self, options):
+    return merge(self.expand_destination(route), options)
 """,
-            4,
+            2,
         ),
         _e(
-            "pytest-dev/pytest@27d932e88215:src/_pytest/outcomes.py::exit",
+            "httpie/cli@56d33a8e5120:httpie/models.py::Environment.__init__",
             """\
-def exit(msg, returncode):
-    raise Exit(returncode, msg)
+def __init__(self):
+    if isinstance(AnsiToWin32, self.stdout):
+        actual_stdout = self.stdout.wrapped
 """,
             """\
-def exit(msg, returncode):
-    raise Exit(msg, returncode)
+def __init__(self):
+    if isinstance(self.stdout, AnsiToWin32):
+        actual_stdout = self.stdout.wrapped
 """,
             2,
         ),
@@ -1151,13 +1374,27 @@ def FUNCTIONDEF(self, node):
             3,
         ),
         _e(
+            "beetbox/beets@9137b5c2f3eb:beetsplug/lyrics.py::_scrape_strip_cruft",
+            """\
+def _scrape_strip_cruft(html):
+    html = TAG_RE.sub('', html)
+    html = COMMENT_RE.sub('', html)
+""",
+            """\
+def _scrape_strip_cruft(html):
+    html = COMMENT_RE.sub('', html)
+    html = TAG_RE.sub('', html)
+""",
+            1,
+            2,
+            3,
+        ),
+        _e(
             "html5lib/html5lib-python@1d9f391f6f92:html5lib/inputstream.py::HTMLBinaryInputStream.changeEncoding",
             """\
 def changeEncoding(self, newEncoding):
     if newEncoding.name in ("utf-16be", "utf-16le"):
         assert newEncoding is not None
-    elif newEncoding == self.charEncoding[0]:
-        self.charEncoding = (self.charEncoding[0], "certain")
     else:
         self.reset()
         self.charEncoding = (newEncoding, "certain")
@@ -1166,15 +1403,13 @@ def changeEncoding(self, newEncoding):
 def changeEncoding(self, newEncoding):
     if newEncoding.name in ("utf-16be", "utf-16le"):
         assert newEncoding is not None
-    elif newEncoding == self.charEncoding[0]:
-        self.charEncoding = (self.charEncoding[0], "certain")
     else:
         self.charEncoding = (newEncoding, "certain")
         self.reset()
 """,
+            4,
+            5,
             6,
-            7,
-            8,
         ),
         _e(
             "ipython/ipython@73c730a42593:IPython/nbconvert/nbconvertapp.py::NbConvertApp.initialize",
@@ -1192,24 +1427,32 @@ def initialize(self, argv):
             2,
             3,
         ),
-        _e(
-            "pytest-dev/pytest@47ed628df2b3:src/_pytest/monkeypatch.py::MonkeyPatch.setattr",
-            """\
-def setattr(self, target, name, value):
-    self._setattr.append((target, name, oldval))
-    setattr(target, name, value)
-""",
-            """\
-def setattr(self, target, name, value):
-    setattr(target, name, value)
-    self._setattr.append((target, name, oldval))
-""",
-            1,
-            2,
-            3,
-        ),
     ),
     "swapped-unpacking": (
+        _e(
+            "beetbox/beets@0bb395fa8c6c:beetsplug/mpdstats.py::MPDStats.on_play",
+            """\
+def on_play(self, status):
+    duration, played = map(int, status['time'].split(':', 1))
+""",
+            """\
+def on_play(self, status):
+    played, duration = map(int, status['time'].split(':', 1))
+""",
+            2,
+        ),
+        _e(
+            "buildbot/buildbot@0512388cacc6:master/buildbot/sourcestamp.py::SourceStamp.getSourceStampId",
+            """\
+def getSourceStampId(self):
+    patch_body, patch_level = self.patch
+""",
+            """\
+def getSourceStampId(self):
+    patch_level, patch_body = self.patch
+""",
+            2,
+        ),
         _e(
             "celery/celery@f2856773fd52:celery/task/trace.py::TraceInfo.handle_failure",
             """\
@@ -1234,42 +1477,34 @@ def generate_adhoc_ssl_context():
 """,
             2,
         ),
-        _e(
-            "psf/requests@906fcd732889:requests/auth.py::OAuth1.__call__",
-            """\
-def __call__(self, r):
-    full_url, new_body, headers = self.client.sign(r.url, unicode(r.method), body, r.headers)
-""",
-            """\
-def __call__(self, r):
-    full_url, headers, new_body = self.client.sign(r.url, unicode(r.method), body, r.headers)
-""",
-            2,
-        ),
     ),
 }
 
-# The whole mining: 14,453 commits of 57 repositories that change one function by at most
-# three lines, 5,557 of them saying they fix something; of those, how many each class makes.
+# The whole mining: 26,018 commits of 77 repositories that change one function by at most
+# three lines, 9,942 of them saying they fix something; of those, how many each class makes.
 FOUND: dict[str, tuple[int, int]] = {  # class -> (fix commits, projects) it makes
-    "comparison-operator": (22, 15),
-    "arithmetic-operator": (5, 5),
-    "boolean-operator": (4, 4),
-    "integer-literal": (17, 10),
-    "boolean-literal": (6, 4),
-    "missing-f-prefix": (3, 3),
-    "other-literal": (9, 5),
-    "shifted-bound": (3, 2),
-    "dropped-condition": (16, 13),
-    "other-name": (58, 23),
-    "other-attribute": (20, 13),
-    "sibling-argument": (3, 3),
-    "swapped-arguments": (7, 6),
-    "swapped-unpacking": (3, 3),
-    "dropped-term": (11, 8),
-    "other-returned-name": (3, 3),
-    "deleted-statement": (39, 21),
-    "swapped-statements": (7, 6),
-    "raised-exception": (8, 7),
-    "pair": (5, 4),
+    "comparison-operator": (43, 26),
+    "arithmetic-operator": (12, 9),
+    "boolean-operator": (8, 7),
+    "negated-condition": (7, 7),
+    "dropped-not": (7, 6),
+    "integer-literal": (30, 18),
+    "boolean-literal": (15, 11),
+    "missing-f-prefix": (6, 6),
+    "other-literal": (32, 18),
+    "shifted-bound": (5, 4),
+    "shifted-argument": (3, 2),
+    "dropped-condition": (23, 17),
+    "other-name": (106, 35),
+    "other-attribute": (35, 21),
+    "sibling-argument": (9, 8),
+    "swapped-arguments": (16, 13),
+    "swapped-unpacking": (6, 6),
+    "dropped-term": (26, 17),
+    "other-returned-name": (7, 7),
+    "missing-return": (18, 11),
+    "deleted-statement": (90, 34),
+    "swapped-statements": (18, 11),
+    "raised-exception": (11, 11),
+    "pair": (9, 9),
 }

@@ -23,7 +23,7 @@ MAX_PART_SIZE = 2
 # tokens: operators, literals and bounds (not names, deletions or inserted statements)
 PAIRED_CLASSES = (
     "comparison-operator", "arithmetic-operator", "boolean-operator", "integer-literal",
-    "boolean-literal", "other-literal", "shifted-bound",
+    "boolean-literal", "other-literal", "shifted-bound", "shifted-argument",
 )  # fmt: skip
 
 

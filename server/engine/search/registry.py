@@ -48,6 +48,9 @@ _CLASSES = (
               "class (`+` -> `-`, `&` -> `^`), augmented assignments too", "a binary operation "
               "or augmented assignment at a ranked line", 1),
     EditClass("boolean-operator", "`and` <-> `or`", "a boolean operation at a ranked line", 1),
+    EditClass("negated-condition", "a condition negated (`if x:` -> `if not x:`)",
+              "the test of an if, while, conditional expression or assert", 1),
+    EditClass("dropped-not", "`not x` -> `x`", "a `not` at a ranked line", 1),
     EditClass("integer-literal", "an integer literal +-1 (never below 0)",
               "an integer literal at a ranked line", 1),
     EditClass("boolean-literal", "`True` <-> `False`", "a boolean literal at a ranked line", 1),
@@ -58,6 +61,7 @@ _CLASSES = (
     # bounds and conditions
     EditClass("shifted-bound", "a range, slice or index bound, or a `len()`, moved by one",
               "bounds at a ranked line", 1),
+    EditClass("shifted-argument", "a call argument moved by one", "a call's argument", 2),
     EditClass("dropped-condition", "one side of `a and b` / `a or b` dropped",
               "a two-part boolean operation", 3),
     # names and orders
@@ -74,6 +78,8 @@ _CLASSES = (
               "a binary operation", 2),
     # statements
     EditClass("other-returned-name", "another in-scope name returned", "a return", 3),
+    EditClass("missing-return", "a `return` put back (a value computed, then dropped)",
+              "an expression statement, or the function's end", 2),
     EditClass("deleted-statement", "a statement deleted", "a simple statement", 3),
     EditClass("swapped-statements", "two adjacent simple statements swapped",
               "adjacent statements", 3),

@@ -1,4 +1,5 @@
-"""Statement-level candidate edits: a statement deleted, two adjacent statements swapped.
+"""Statement-level candidate edits: a statement deleted, two adjacent statements swapped, a
+missing `return` put back.
 
 edits.py makes the expression-level edits; these change whole lines. Each comes as
 (code line, edit class, start, end, replacement) on the function text, like edits.py's, so they
@@ -8,7 +9,7 @@ are ordered, parsed, deduplicated and refused when degenerate by the same code.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import pairwise
 from typing import Protocol
 
@@ -96,3 +97,31 @@ def swaps(function: FunctionNode, text: Text, lines: set[int]) -> Iterator[Raw]:
 
 def _ended(line: str) -> str:
     return line if line.endswith("\n") else line + "\n"
+
+
+def missing_returns(
+    function: FunctionNode, text: Text, lines: set[int], names: Sequence[str]
+) -> Iterator[Raw]:
+    """`f(x)` -> `return f(x)` for a plain call standing alone (a recursive call whose value is
+    dropped), and `return <name>` appended when the function ends without a return."""
+    if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(function)):
+        return
+    for _owner, block in _blocks(function):
+        for stmt in block:
+            value = stmt.value if isinstance(stmt, ast.Expr) else None
+            plain_call = isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+            if plain_call and stmt.lineno in lines:
+                start = text.span(stmt)[0]
+                yield stmt.lineno, "missing-return", start, start, "return "
+    last = function.body[-1]
+    if isinstance(last, ast.Return | ast.Raise):
+        return
+    span_lines = set(range(last.lineno, (last.end_lineno or last.lineno) + 1))
+    wanted = sorted(span_lines & lines)
+    if not wanted:
+        return
+    indent = " " * function.body[0].col_offset
+    end = len(text.code)
+    prefix = "" if text.code.endswith("\n") else "\n"
+    for name in names:
+        yield wanted[0], "missing-return", end, end, f"{prefix}{indent}return {name}\n"
