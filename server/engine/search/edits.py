@@ -429,22 +429,15 @@ def _moved_bound(node: ast.expr, text: _Text) -> Iterator[Change]:
 
 
 def _degenerate(tree: ast.AST) -> int:
-    """Constructs no one writes on purpose: a constant loop or branch condition (but the idiom
-    `while True:`, a loop left by `break` or `return`), an operand compared with or subtracted
-    from itself, the same argument twice, a type check of arithmetic. An edit that adds one
-    passes weak tests by luck (the
-    anti-patterns of search-based repair), so it is not tried: `while True` -> `while False`
-    makes the loop dead code, however the tests score it."""
+    """Constructs no one writes on purpose: a constant loop or branch condition, an operand
+    compared with or subtracted from itself, the same argument twice, a type check of
+    arithmetic. An edit that adds one passes weak tests by luck (the anti-patterns of
+    search-based repair), so it is not tried."""
     count = 0
     for node in ast.walk(tree):
         if isinstance(node, ast.If | ast.While | ast.IfExp):
             test = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
-            idiom = (
-                isinstance(node, ast.While)
-                and node.test is test
-                and bool(getattr(test, "value", False))
-            )
-            count += isinstance(test, ast.Constant) and not idiom
+            count += isinstance(test, ast.Constant)
         elif isinstance(node, ast.Compare):
             operands = [ast.dump(o) for o in [node.left, *node.comparators]]
             count += len(set(operands)) < len(operands)
