@@ -20,6 +20,7 @@ import ast
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, TypeGuard
 
 from selfdebug.server.engine.search.evidence import parse_literal
@@ -49,7 +50,7 @@ class ExpectedValues:
         """Why `code` (the function after the change) writes a test's expected value, or ""."""
         if not self.compared:
             return ""
-        before = set(_literals(original))
+        before = _written(original)  # the same original for every edit of a search
         for value in _literals(code):
             if value in before or _structural(value) or self._known(value):
                 continue
@@ -143,6 +144,11 @@ def _leaves(value: object, depth: int = 0) -> list[Literal]:
         if len(found) >= MAX_LEAVES:
             break
     return found[:MAX_LEAVES]
+
+
+@lru_cache(maxsize=8)
+def _written(code: str) -> frozenset[Literal]:
+    return frozenset(_literals(code))
 
 
 def _literals(code: str) -> Iterator[Literal]:
