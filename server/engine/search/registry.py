@@ -93,12 +93,8 @@ _CLASSES = (
 REGISTRY: dict[str, EditClass] = {c.name: c for c in _CLASSES}
 
 
-def edit_class(name: str) -> EditClass:
-    """The class of `name`; a generator that names no registered class is a bug."""
-    return REGISTRY[name]
-
-
 def size_of(name: str) -> int:
+    """The size of class `name`; a generator that names no registered class is a bug."""
     return REGISTRY[name].size
 
 
