@@ -114,3 +114,36 @@ def test_resuming_with_other_settings_is_refused(tmp_path: Path) -> None:
     check_resumable(tmp_path, record | {"modes": ["ut", "print"]})  # more modes: fine
     with pytest.raises(ConfigMismatch, match="max_turns"):
         check_resumable(tmp_path, record | {"max_turns": 5})
+
+
+def test_candidates_are_counted_by_the_step_that_wrote_them() -> None:
+    """auto's fixes by source (issue 36): the edit search, the model's local edit (a sampled
+    hole), the model's whole-function rewrite; each with the strict verdicts."""
+    outcomes = [
+        outcome(
+            "a", (1, 1), (3, 3), mode="auto", found_by="edit search at line 7", verdict="correct"
+        ),
+        outcome("b", (1, 1), (1, 3), mode="auto", found_by="edit search at line 2"),
+        outcome(
+            "c",
+            (1, 1),
+            (3, 3),
+            mode="auto",
+            found_by="the model at line 4 (sample 3 of 8)",
+            verdict="plausible",
+        ),
+        outcome("d", (1, 1), (3, 3), mode="auto", found_by="", verdict="correct"),
+        outcome("e", (0, 1), (0, 3), mode="auto", has_candidate=False),
+    ]
+    assert [o.fix_source for o in outcomes] == [
+        "search", "search", "model local edit", "model rewrite", ""
+    ]  # fmt: skip
+    stats = mode_stats("auto", outcomes)
+    assert stats.by_fix_source == {
+        "search": {"correct": 1, "plausible": 0, "wrong": 1},
+        "model local edit": {"correct": 0, "plausible": 1, "wrong": 0},
+        "model rewrite": {"correct": 1, "plausible": 0, "wrong": 0},
+    }
+    assert (stats.search_plausible, stats.search_plausible_but_wrong) == (2, 1)
+    markdown = render_markdown(build_report(outcomes, ["auto"], {"max_turns": 1}))
+    assert "| auto | 1 / 0 / 1 | 0 / 1 / 0 | 1 / 0 / 0 |" in markdown

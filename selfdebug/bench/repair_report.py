@@ -91,6 +91,16 @@ class ProblemOutcome:
         return self.fixed_visible and not self.fixed_hidden
 
     @property
+    def fix_source(self) -> str:
+        """Which step wrote the candidate: "search" (the edit search), "model local edit"
+        (model_edits/: a sampled hole), "model rewrite" (a whole-function turn); "" for none."""
+        if not self.has_candidate:
+            return ""
+        if not self.found_by:
+            return "model rewrite"
+        return "model local edit" if self.found_by.startswith("the model") else "search"
+
+    @property
     def judged(self) -> str:
         """The strict verdict: "wrong" for any candidate that fails a judge test (known without
         the judge), the judge's word for one that passes them all, "" for no candidate or an
@@ -162,10 +172,15 @@ class ModeStats:
     # overfitting to the visible tests is the known failure of such search.
     search_plausible: int = 0  # search fixes that pass the visible tests
     search_plausible_but_wrong: int = 0  # ... and fail a hidden one
+    # per source (ProblemOutcome.fix_source): {"correct": n, "plausible": n, "wrong": n}
+    by_fix_source: dict[str, dict[str, int]] = field(default_factory=dict)
     fixes_by_turn: dict[int, int] = field(default_factory=dict)  # hidden fixes per turn
     stop_reasons: dict[str, int] = field(default_factory=dict)
     failed_calls: int = 0  # model calls that gave no answer, over all problems
     problems_with_failed_calls: int = 0
+
+
+FIX_SOURCES = ("search", "model local edit", "model rewrite")
 
 
 def _fix_turn(outcome: ProblemOutcome) -> int:
@@ -213,10 +228,18 @@ def mode_stats(mode: str, outcomes: list[ProblemOutcome]) -> ModeStats:
         model_minutes_total=round(model_minutes, 1),
         fixes_per_model_minute=round(len(fixed) / model_minutes, 2) if model_minutes else None,
         fixes_per_wall_minute=round(len(fixed) / wall_minutes, 2) if wall_minutes else None,
-        search_plausible=sum(o.fixed_visible and bool(o.found_by) for o in outcomes),
+        search_plausible=sum(o.fixed_visible and o.fix_source == "search" for o in outcomes),
         search_plausible_but_wrong=sum(
-            o.plausible_but_wrong and bool(o.found_by) for o in outcomes
+            o.plausible_but_wrong and o.fix_source == "search" for o in outcomes
         ),
+        by_fix_source={
+            source: {
+                verdict: sum(o.fix_source == source and o.judged == verdict for o in outcomes)
+                for verdict in ("correct", "plausible", "wrong")
+            }
+            for source in FIX_SOURCES
+            if any(o.fix_source == source for o in outcomes)
+        },
         fixes_by_turn=dict(sorted(Counter(_fix_turn(o) for o in fixed).items())),
         stop_reasons=dict(Counter(o.stop_reason or "harness_error" for o in outcomes)),
         failed_calls=sum(len(o.failed_calls) for o in outcomes),
@@ -449,6 +472,25 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         *_turn_table(report["modes"], max_turns),
     ]
+    sourced = {m: s for m, s in report["modes"].items() if s.get("by_fix_source")}
+    if sourced:
+        lines += [
+            "",
+            "### Candidates by source: correct / plausible / wrong",
+            "",
+            "| mode | " + " | ".join(FIX_SOURCES) + " |",
+            "| --- " * (len(FIX_SOURCES) + 1) + "|",
+        ]
+        for mode, stats in sourced.items():
+            cells = []
+            for source in FIX_SOURCES:
+                counts = stats["by_fix_source"].get(source)
+                cells.append(
+                    " / ".join(str(counts[v]) for v in ("correct", "plausible", "wrong"))
+                    if counts
+                    else "-"
+                )
+            lines.append(f"| {mode} | " + " | ".join(cells) + " |")
     searched = {m: s for m, s in report["modes"].items() if s.get("search_plausible")}
     if searched:
         lines += ["", "### Fixes found by the edit search (no model)", ""]

@@ -18,10 +18,13 @@ PromptForm = Literal["completion", "chat"]
 
 @dataclass
 class CompletionRequest:
-    """Either `prompt` (raw text, base models) or `messages` (chat models) is set."""
+    """Exactly one of `prompt` (raw text, base models), `messages` (chat models) or `infill`
+    ([prefix, suffix]: fill-in-the-middle, the text between them; the backend wraps them in the
+    model's own FIM tokens, or raises InfillUnsupported) is set."""
 
     prompt: str | None = None
     messages: list[Message] | None = None
+    infill: list[str] | None = None  # [prefix, suffix]
     max_tokens: int = 512
     stop: list[str] = field(default_factory=list)
     temperature: float = 0.0
@@ -40,8 +43,17 @@ class CompletionRequest:
     cold: bool = False
 
     def __post_init__(self) -> None:
-        if (self.prompt is None) == (self.messages is None):
-            raise ValueError("CompletionRequest needs exactly one of prompt or messages")
+        given = [self.prompt, self.messages, self.infill]
+        if sum(part is not None for part in given) != 1:
+            raise ValueError("CompletionRequest needs exactly one of prompt, messages or infill")
+        if self.infill is not None and len(self.infill) != 2:
+            raise ValueError("CompletionRequest.infill is [prefix, suffix]")
+
+    def text(self) -> str:
+        """All of the prompt's text, in order (for estimates and scripted replies)."""
+        if self.infill is not None:
+            return "".join(self.infill)
+        return self.prompt or "\n".join(m["content"] for m in self.messages or [])
 
 
 @dataclass
@@ -139,6 +151,11 @@ class BackendStartFailed(BackendError):
 
 class BackendConfigError(BackendError):
     """Bad settings: no model, missing consent for a remote endpoint, missing API key..."""
+
+
+class InfillUnsupported(BackendConfigError):
+    """The model has no fill-in-the-middle tokens, or the endpoint no way to pass them: the
+    engine asks for local edits another way (or not at all)."""
 
 
 @runtime_checkable

@@ -35,6 +35,7 @@ from selfdebug.server.backends.base import (
     Completion,
     CompletionRequest,
     ContextOverflow,
+    InfillUnsupported,
     ProgressSink,
     PromptForm,
     Usage,
@@ -203,6 +204,8 @@ def prompt_form_of(model_path: Path, setting: str) -> PromptForm:
 
 def _tokenize(model: LoadedModel, request: CompletionRequest) -> _Prompt:
     llm = model.llm
+    if request.infill is not None:
+        return _Prompt(_infill_tokens(model, *request.infill), [])
     if request.prompt is not None:
         return _Prompt(llm.tokenize(request.prompt.encode("utf-8"), add_bos=True, special=True), [])
     template = model.chat_template
@@ -226,6 +229,39 @@ def _tokenize(model: LoadedModel, request: CompletionRequest) -> _Prompt:
     stop = [rendered.stop] if isinstance(rendered.stop, str) else list(rendered.stop or [])
     tokens = llm.tokenize(rendered.prompt.encode("utf-8"), add_bos=False, special=True)
     return _Prompt(tokens, [s for s in stop if s])
+
+
+def fim_token_ids(llm: Any) -> tuple[int, int, int] | None:
+    """The model's own fill-in-the-middle tokens (prefix, suffix, middle), as llama.cpp found
+    them in the GGUF's vocabulary; None when it has none.
+
+    Not llama-cpp-python's `create_completion(prompt, suffix=...)`: its 0.3 releases put token
+    0 where the FIM tokens belong ("TODO: Fix" in Llama._create_completion), so Qwen2.5-Coder
+    read `!` markers and wrote unrelated code (new `def` lines)."""
+    llama_cpp = import_llama_cpp()
+    vocab = llm._model.vocab
+    ids = tuple(
+        int(getattr(llama_cpp, f"llama_vocab_fim_{part}")(vocab)) for part in ("pre", "suf", "mid")
+    )
+    return None if min(ids) < 0 else (ids[0], ids[1], ids[2])
+
+
+def _infill_tokens(model: LoadedModel, prefix: str, suffix: str) -> list[int]:
+    """prefix-suffix-middle order (PSM, what Qwen2.5-Coder, StarCoder and CodeLlama were
+    trained with); the code is tokenized as text, so a FIM marker written in it stays text."""
+    llm = model.llm
+    ids = fim_token_ids(llm)
+    if ids is None:
+        raise InfillUnsupported(
+            f"{Path(model.params.model_path).name} has no fill-in-the-middle tokens"
+        )
+    pre, suf, mid = ids
+    bos = [llm.token_bos()] if llm._model.add_bos_token() and llm.token_bos() >= 0 else []
+
+    def text(part: str) -> list[int]:
+        return llm.tokenize(part.encode("utf-8"), add_bos=False, special=False) if part else []
+
+    return [*bos, pre, *text(prefix), suf, *text(suffix), mid]
 
 
 def _lookup_draft(tokens: int, ngram: int) -> Any:

@@ -34,6 +34,7 @@ from selfdebug.server.backends.base import (
     Completion,
     CompletionRequest,
     ContextOverflow,
+    InfillUnsupported,
     ProgressSink,
     PromptForm,
     Usage,
@@ -115,6 +116,10 @@ class OpenAIBackend:
         on_text: Callable[[str], None] | None = None,
         on_progress: ProgressSink | None = None,
     ) -> Completion:
+        if request.infill is not None:  # no standard field carries the model's FIM tokens
+            raise InfillUnsupported(
+                f"{self.name}: an OpenAI-compatible endpoint takes no fill-in-the-middle request"
+            )
         started = time.monotonic()
         outcome = _Outcome()
         finished = threading.Event()
@@ -275,7 +280,7 @@ def _estimated_prompt_tokens(request: CompletionRequest) -> int:
     """For a server whose stream reports no usage (llama-cpp-python's ignores include_usage):
     4 characters a token, the engine's own estimate (context_fit.CHARS_PER_TOKEN), so that
     token budgets and reports do not count its prompts as free."""
-    text = request.prompt or "\n".join(m["content"] for m in request.messages or [])
+    text = request.text()
     return len(text) // CHARS_PER_TOKEN + 1
 
 

@@ -129,7 +129,7 @@ class ScriptedBackend:
             _play(texts[0], self._plays[number], request, cancel, on_text, on_progress)
         elif on_text is not None:
             on_text(texts[0])
-        prompt_text = request.prompt or "".join(m["content"] for m in request.messages or [])
+        prompt_text = request.text()
         prompt_tokens = len(prompt_text.split())
         completion_tokens = sum(len(t.split()) for t in texts)
         seconds, prompt_seconds = time.monotonic() - started, 0.0

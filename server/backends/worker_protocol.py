@@ -23,6 +23,7 @@ from selfdebug.server.backends.base import (
     Completion,
     CompletionRequest,
     ContextOverflow,
+    InfillUnsupported,
 )
 
 WORKER_COMMAND = "model-worker"  # `selfdebug model-worker`: what users see in `ps`
@@ -36,6 +37,7 @@ _ERRORS: dict[str, type[BackendError]] = {
         BackendStalled,
         BackendTimeout,
         ContextOverflow,
+        InfillUnsupported,
     )
 }
 

@@ -55,7 +55,9 @@ def check_fixes(host: SearchHost, codes: Sequence[tuple[int, str]]) -> FixEviden
     request = host.request
     if request.generated_inputs <= 0 or not codes or not request.tests:
         return evidence
-    searcher = SearchRunner(host.runner, host.file, host.target.qualname, host.source)
+    searcher = SearchRunner(
+        host.runner, host.file, host.target.qualname, host.source, host.target.start_line + 1
+    )
     versions = Versions({str(i): code for i, code in codes}, host.target.start_line + 1)
     host.emit(f"running {len(codes)} fix(es) on generated inputs", 0.85)
     tests = list(dict.fromkeys([*request.tests, *request.wider_tests]))

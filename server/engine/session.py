@@ -28,6 +28,7 @@ from selfdebug.server.engine.failed_calls import CallFailed, session_stop
 from selfdebug.server.engine.fix_check import check_fixes
 from selfdebug.server.engine.history import AttemptLog
 from selfdebug.server.engine.model_call import ModelCaller
+from selfdebug.server.engine.model_edits import step as model_edits
 from selfdebug.server.engine.modes import (
     RETRY_MAX_TOKENS,
     STEP_MAX_TOKENS,
@@ -166,6 +167,7 @@ class Session:
         self.search_step: SearchStep | None = None  # issue 13: localization (+ edit search)
         self.found_by = ""
         self.near_misses = 0  # edit searches run on the model's near misses
+        self.fix_caveat = ""  # the proposed search or local edit's caveat (see _adopt)
 
     # -- plumbing (also what modes use, see modes.Workbench) -----------------------------------
 
@@ -533,7 +535,10 @@ class Session:
             passing = passing_test_sources(root, self.chosen_before, self.wider_before)
             self.test_values = expected_values(self.chosen_before, self.source, passing)
         searching = request.mode == "search" or (request.mode == "auto" and request.auto_search)
-        return self._localize_and_search(searching=searching)
+        stop = self._localize_and_search(searching=searching)
+        if stop is None and self._local_edits():
+            return "passed"
+        return stop
 
     # -- issue 13: fault localization and edit search (the logic is in search/) -------------------
 
@@ -553,12 +558,44 @@ class Session:
         self.search_step = step or self.search_step
         if step is not None and step.search is not None:
             self.refused += [f"edit search: {why}" for why in step.search.refused]
-        if step is not None and self._adopt(step.fix):
+        if step is not None and self._adopt(step.fix, step.caveat):
             return "passed"
         if step is not None and searching and self._start_from_partial(step):
             return "passed"
         self._check()  # cancelled, or the search spent the time budget
         return "no_improvement" if self.request.mode == "search" else None
+
+    def _local_edits(self) -> bool:
+        """`auto`, when the search found nothing to propose: the model's local edits at the
+        suspicious lines (model_edits/); True when one is the fix."""
+        step = self.search_step
+        if (
+            self.request.mode != "auto"
+            or self.request.model_edits_s <= 0
+            or self.best is not None  # the search's partial fix: the model starts from it
+            or step is None
+            or step.localization is None
+            or step.ambiguous  # the tests cannot choose among edits already
+        ):
+            return False
+        self._emit("model edits at the suspicious lines")
+        found, stats = model_edits.for_session(
+            self, self.backend, step.localization, (Cancelled, _Stop)
+        )
+        if stats is not None:
+            usage = self.model.usage
+            usage.calls += stats.usage.calls
+            usage.prompt_tokens += stats.usage.prompt_tokens
+            usage.completion_tokens += stats.usage.completion_tokens
+            usage.seconds += stats.usage.seconds
+            self.refused += [f"model local edit: {why}" for why in found.search.refused] if (
+                found is not None and found.search is not None) else []  # fmt: skip
+        self._check()
+        if found is None or found.fix is None:
+            return False
+        self._adopt(found.fix, found.caveat)
+        self.mode = "auto"  # the model wrote it: not the edit search's
+        return True
 
     def _start_from_partial(self, step: SearchStep) -> bool:
         """The search's partial fix (search_host.partial_start): True when a second search
@@ -576,10 +613,12 @@ class Session:
         self.fixed_at_turn = self.turn
         return False
 
-    def _adopt(self, fix: VerifiedFix | None) -> bool:
-        """A search fix, judged like a model's (all chosen pass, no wider test broken)."""
+    def _adopt(self, fix: VerifiedFix | None, caveat: str = "") -> bool:
+        """A search fix, judged like a model's (all chosen pass, no wider test broken);
+        `caveat`: what its judging could not tell (SearchStep.caveat)."""
         if fix is None:
             return False
+        self.fix_caveat = caveat
         self.best = _Evaluated(fix.candidate, fix.chosen_run)
         self.best_wider, self.found_by = fix.wider_run, fix.found_by
         self.fixed_at_turn = self.turn  # 0 in `search`; in `auto`, the turn it followed
@@ -774,9 +813,8 @@ class Session:
     def _caveat(self) -> str:
         """What the tests could not tell about the fix: answers that differ where a rule chose
         one (the search's), or no test beyond the chosen ones."""
-        step = self.search_step
-        if self.mode == "search" and step is not None and step.caveat:
-            return step.caveat
+        if self.found_by and self.fix_caveat:
+            return self.fix_caveat
         if self.best_wider is None:
             count = len(self.request.tests)
             return f"checked only by the {count} chosen test{'s' if count != 1 else ''}"

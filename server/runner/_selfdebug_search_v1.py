@@ -70,9 +70,10 @@ def _shadow_path(path):
     return path
 
 
-def _find_function(file, qualname):
+def _find_function(file, qualname, line=0):
     """The function object for `qualname` in the module loaded from `file` (already imported by
-    the tests), or an error text."""
+    the tests), or an error text. `line`: the function's first line (decorators included), which
+    tells a property's getter from its setter (both are `C.name`)."""
     wanted = os.path.realpath(file)
     module = None
     for candidate in list(sys.modules.values()):
@@ -90,12 +91,28 @@ def _find_function(file, qualname):
         if attribute is None:
             return None, f"nested functions cannot be searched ({qualname})"
         holder = attribute
-    function = getattr(holder, "__func__", holder)  # staticmethod / classmethod
-    while hasattr(function, "__wrapped__"):
-        function = function.__wrapped__
-    if not hasattr(function, "__code__"):
+    functions = []
+    for function in _accessors(holder):
+        while hasattr(function, "__wrapped__"):
+            function = function.__wrapped__
+        if hasattr(function, "__code__"):
+            functions.append(function)
+    if not functions:
         return None, f"{qualname} is not a plain function"
-    return function, ""
+    at_line = [f for f in functions if f.__code__.co_firstlineno == line]
+    return (at_line or functions)[0], ""
+
+
+def _accessors(holder):
+    """The functions a class attribute holds: a property's getter, setter and deleter, a
+    cached_property's function, a staticmethod's or classmethod's function, or itself."""
+    import functools
+
+    if isinstance(holder, property):
+        return [f for f in (holder.fget, holder.fset, holder.fdel) if f is not None]
+    if isinstance(holder, functools.cached_property):
+        return [holder.func]
+    return [getattr(holder, "__func__", holder)]
 
 
 def _code_objects(code):
@@ -367,7 +384,9 @@ def _search_loop(session, job):
         if item.nodeid not in seen:
             seen.add(item.nodeid)
             items.append(item)
-    function, problem = _find_function(_shadow_path(job["file"]), job["qualname"])
+    function, problem = _find_function(
+        _shadow_path(job["file"]), job["qualname"], job.get("line", 0)
+    )
     if function is None:
         _emit({"event": "search_error", "message": problem})
         return

@@ -90,11 +90,14 @@ class JudgeRun:
 class SearchRunner:
     """Coverage and candidate judging for one target function in one project."""
 
-    def __init__(self, runner: ProjectRunner, file: Path, qualname: str, source: str) -> None:
+    def __init__(
+        self, runner: ProjectRunner, file: Path, qualname: str, source: str, line: int = 0
+    ) -> None:
         self.runner = runner
         self.file = Path(file).resolve()
         self.qualname = qualname
         self.source = source  # the file text the tests import (the buffer, not the disk)
+        self.line = line  # the function's first line (1-based, decorators included); 0: unknown
 
     def _run(
         self,
@@ -103,7 +106,8 @@ class SearchRunner:
         cancel: CancelToken | None,
         timeout_s: float | None,
     ) -> PluginRun:
-        job = {"file": str(self.shadow_file()), "qualname": self.qualname, **job}
+        job = {"file": str(self.shadow_file()), "qualname": self.qualname, "line": self.line,
+               **job}  # fmt: skip
         return self.runner.run_plugin(
             PLUGIN,
             list(dict.fromkeys(tests)),

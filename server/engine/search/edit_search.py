@@ -247,7 +247,7 @@ def evaluate(
         found.chosen_ids = judged.chosen or found.chosen_ids
         found.wider_ids = judged.wider or found.wider_ids
         found.unsteady |= judged.unsteady
-        full += sum(_passes(v, must_pass, found.unsteady) for v in judged.verdicts.values())
+        full += sum(passes(v, must_pass, found.unsteady) for v in judged.verdicts.values())
         start += len(batch)
         tried = len(found.verdicts)
         progress(f"tried {tried}/{len(edits)} edits", tried / max(1, len(edits)))
@@ -266,7 +266,7 @@ def evaluate(
     return found
 
 
-def _passes(verdict: Verdict, must_pass: Sequence[str], unsteady: set[str]) -> bool:
+def passes(verdict: Verdict, must_pass: Sequence[str], unsteady: set[str]) -> bool:
     if verdict.timed_out or verdict.problem or not verdict.outcomes:
         return False
     wanted = set(must_pass) - unsteady
@@ -559,7 +559,13 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     """Localize (always), and when `search`, try edits and verify the best one. Raises
     Cancelled when cancelled; a spent time budget ends the step with what it has."""
     step = SearchStep()
-    searcher = SearchRunner(context.runner, context.file, context.target.qualname, context.source)
+    searcher = SearchRunner(
+        context.runner,
+        context.file,
+        context.target.qualname,
+        context.source,
+        context.target.start_line + 1,
+    )
     tests = list(dict.fromkeys(context.chosen + context.wider))
     context.progress("localizing the fault (line coverage)", 0.02)
     localization, coverage = localize(
@@ -577,36 +583,74 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     if not search:
         return step
     started = time.monotonic()
-    lines = localization.lines or _all_lines(context.target)  # no evidence: every line, in order
+    lines = localization.lines or all_lines(context.target)  # no evidence: every line, in order
     if context.first_lines:  # lines named by the caller (a model's changes) rank first
         top = max([s.score for s in lines], default=0.0) + 1.0
         given = [SuspiciousLine(n, top, 0, 0, 0, 0) for n in context.first_lines]
         lines = given + [s for s in lines if s.line not in set(context.first_lines)]
     expected = expected_from(context.chosen_before)  # `pytest.raises(X)` in a failing test...
     edits = candidate_edits(context.target, lines, context.settings, expected)
-    edits, refused = _refuse_overfitting(context, edits)
-    wider_before = {t.nodeid for t in (context.wider_before.tests if context.wider_before else [])
-                    if t.ok and t.nodeid not in context.chosen}  # fmt: skip
-    must_pass = list(dict.fromkeys(context.chosen + sorted(wider_before)))
-    failing_before = [t.nodeid for t in context.chosen_before.tests if not t.ok]
+    edits, refused = refuse_overfitting(context, edits)
+    judging = Judging.of(context)
     judged = evaluate(
         searcher,
         edits,
         context.chosen,
-        [t for t in context.wider if t not in context.chosen],
+        judging.wider,
         first_line=context.target.start_line + 1,
-        must_pass=must_pass,
+        must_pass=judging.must_pass,
         settings=context.settings,
         cancel=context.cancel,
         deadline=context.deadline,
         progress=context.progress,
-        failing_first=failing_before,
+        failing_first=judging.failing_before,
     )
+    conclude(context, searcher, step, edits, judged, judging, started, refused)
+    return step
+
+
+@dataclass(frozen=True)
+class Judging:
+    """What every candidate (the search's edits, the model's local edits) is judged by: the
+    chosen tests, the wider tests that passed on the original, and which failed before."""
+
+    wider: list[str]  # the wider tests that are not chosen ones
+    must_pass: list[str]  # chosen, and the wider ones that passed on the original
+    wider_passed: set[str]  # requested ids of wider tests that passed on the original
+    failing_before: list[str]  # chosen tests that failed on the original
+    passed_before: set[str]  # chosen tests that passed on the original
+
+    @classmethod
+    def of(cls, context: SearchContext) -> Judging:
+        before = context.wider_before.tests if context.wider_before else []
+        wider_passed = {t.nodeid for t in before if t.ok and t.nodeid not in context.chosen}
+        return cls(
+            wider=[t for t in context.wider if t not in context.chosen],
+            must_pass=list(dict.fromkeys(context.chosen + sorted(wider_passed))),
+            wider_passed=wider_passed,
+            failing_before=[t.nodeid for t in context.chosen_before.tests if not t.ok],
+            passed_before={t.nodeid for t in context.chosen_before.tests if t.ok},
+        )
+
+
+def conclude(
+    context: SearchContext,
+    searcher: SearchRunner,
+    step: SearchStep,
+    edits: Sequence[Edit],
+    judged: Evaluation,
+    judging: Judging,
+    started: float,
+    refused: list[str],
+) -> None:
+    """From the verdicts on `edits` to `step`'s answer: the survivors ranked, run against each
+    other on generated inputs, the chosen one verified afresh (`step.fix`), or the undecided
+    ones (`step.ambiguous`), or the best partial edit. Raises Cancelled when judging was."""
     # a test that fails on a re-run of the unchanged function in one process says nothing of
     # an edit there; the winner's fresh-process run below still runs it
     wider_ids = judged.wider_ids
     wider_passed_before = {
-        n for n in wider_ids if _id_in(n, wider_before) and n not in judged.unsteady
+        n for n in wider_ids if _id_in(n, judging.wider_passed) and n not in judged.unsteady
     }
     survivors = rank_survivors(
         edits, judged.verdicts, judged.chosen_ids, wider_ids, wider_passed_before
@@ -634,13 +678,12 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     if result.stop == "cancelled":
         raise Cancelled(context.cancel.reason or "cancelled")
     kept = simplest_first([s for s in survivors if not s.breaks_wider])
-    passed_before = {t.nodeid for t in context.chosen_before.tests if t.ok}
-    if not kept and (passed_before or wider_passed_before):  # else any lucky edit would do
+    if not kept and (judging.passed_before or wider_passed_before):  # else any lucky edit would do
         partials = rank_partials(
             edits,
             judged.verdicts,
-            failing_before,
-            passed_before | wider_passed_before,
+            judging.failing_before,
+            judging.passed_before | wider_passed_before,
         )
         step.partial = partials[0] if partials else None
         if partials:
@@ -665,15 +708,14 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
             edits=[s.edit.describe() for s in step.ambiguous[:10]],
             separation=verdict.separation,
         )
-        return step
+        return
     for survivor in verdict.chosen[:3]:
         step.fix = _verify(context, survivor.edit, verdict.notes(survivor))
         if step.fix is not None:
             break
-    return step
 
 
-def _refuse_overfitting(context: SearchContext, edits: list[Edit]) -> tuple[list[Edit], list[str]]:
+def refuse_overfitting(context: SearchContext, edits: list[Edit]) -> tuple[list[Edit], list[str]]:
     """The edits that may be tried, and the refused ones described with why: an edit that
     writes a failing test's expected value into the code is an overfit however it scores."""
     kept: list[Edit] = []
@@ -689,7 +731,7 @@ def _refuse_overfitting(context: SearchContext, edits: list[Edit]) -> tuple[list
     return kept, refused
 
 
-def _all_lines(target: TargetFunction) -> list[SuspiciousLine]:
+def all_lines(target: TargetFunction) -> list[SuspiciousLine]:
     return [
         SuspiciousLine(n, 0.0, 0, 0, 0, 0) for n in range(target.def_line + 2, target.end_line + 1)
     ]
@@ -723,12 +765,14 @@ def _verify(context: SearchContext, edit: Edit, notes: Sequence[str] = ()) -> Ve
     context.event("search_verify", ok=True, edit=edit.describe())
     flaws = [n for n in notes if n.startswith("raises ")]
     agreement = "".join(f"; {n}" for n in notes if not n.startswith("raises "))
+    source = "the model's local edit" if edit.origin else "edit search"
     candidate = Candidate(
         reply="",
         code=edit.code,
         new_source=new_source,
-        explanation=f"edit search: {edit.describe()}{agreement}",
-        warnings=[f"edit search: the edit {n}" for n in flaws],
+        explanation=f"{source}: {edit.describe()}{agreement}",
+        warnings=[f"{source}: the edit {n}" for n in flaws],
     )
     on = f" on {context.found_on}" if context.found_on else ""
-    return VerifiedFix(candidate, chosen, wider, f"edit search at line {edit.line}{on}")
+    found_by = edit.origin or f"edit search at line {edit.line}"
+    return VerifiedFix(candidate, chosen, wider, f"{found_by}{on}")

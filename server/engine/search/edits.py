@@ -66,6 +66,7 @@ class Edit:
     start: int = 0  # the changed span of the original text (characters)
     end: int = 0
     parts: tuple[Edit, ...] = ()  # a pair: the single edits it combines
+    origin: str = ""  # who wrote it when not a class: "the model at line 7 (sample 3 of 8)"
 
     def describe(self) -> str:
         if self.parts:

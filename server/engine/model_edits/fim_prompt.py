@@ -1,0 +1,102 @@
+"""What the model reads for one hole: the code above it (prefix) and below it (suffix).
+
+Prefix: the module's imports, the class header for a method, the function's lines above the
+hole, then the evidence as comments at the hole's indentation (a failing test's check and what
+it got; the line as it was), so that the model writes the hole knowing what went wrong there.
+Suffix: the function's lines below the hole. The text keeps the file's own indentation, so the
+model continues real code; samples.py takes the answer back to the function's column-0 text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from selfdebug.server.engine.model_edits.holes import Hole
+from selfdebug.server.engine.target import TargetFunction
+from selfdebug.server.runner.results import RunResult, TestResult
+
+MAX_IMPORTS = 20
+MAX_EVIDENCE = 160  # characters of one evidence comment
+FAILING_SHOWN = 2
+
+
+@dataclass(frozen=True)
+class FimPrompt:
+    prefix: str
+    suffix: str
+
+
+def evidence_from(run: RunResult | None) -> list[str]:
+    """One line per failing test (the first FAILING_SHOWN): its check and what happened."""
+    if run is None:
+        return []
+    failing = [t for t in run.tests if not t.ok][:FAILING_SHOWN]
+    return [_failure_line(t) for t in failing]
+
+
+def _failure_line(test: TestResult) -> str:
+    check = test.frames[0].code if test.frames else ""
+    if test.outcome == "timeout" or "Timeout" in test.exc_type:
+        what = "it did not finish (timed out)"
+    elif test.assert_left is not None and test.assert_right is not None:
+        what = f"{test.assert_left} {test.assert_op or '=='} {test.assert_right} is false"
+    elif test.exc_type:
+        first = (test.message or "").strip().splitlines()
+        what = f"{test.exc_type}: {first[0]}" if first else test.exc_type
+    else:
+        what = test.outcome
+    text = f"a failing test: {check} -> {what}" if check else f"a failing test: {what}"
+    return _one_line(text)
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_EVIDENCE else text[: MAX_EVIDENCE - 3] + "..."
+
+
+def build_prompt(
+    source: str,
+    target: TargetFunction,
+    hole: Hole,
+    evidence: Sequence[str] = (),
+    *,
+    show_original: bool = True,
+) -> FimPrompt:
+    """The prefix and suffix around `hole` in `target` (a function of the file text `source`)."""
+    code_lines = target.code.splitlines()
+    indent = target.indent
+
+    def file_text(lines: Sequence[str]) -> str:
+        return "".join(f"{indent}{line}\n" if line.strip() else "\n" for line in lines)
+
+    context = _module_context(source, target)
+    above = file_text(code_lines[: hole.first - 1])
+    at = indent + hole.indent
+    notes = [f"{indent}# {line}\n" for line in evidence]  # above the function: at the hole,
+    # comments led the model to write more comments instead of code
+    was = ""
+    if show_original and hole.replaced > 0:
+        lines = [line.strip() for line in code_lines[hole.first - 1 : hole.last]]
+        was = f"{at}# the line was: {_one_line(' '.join(lines))}\n"
+    prefix = context + "".join(notes) + above + was + at
+    suffix = "\n" + file_text(code_lines[hole.last :])
+    return FimPrompt(prefix, suffix)
+
+
+def _module_context(source: str, target: TargetFunction) -> str:
+    """The module's one-line imports, and for a method the header of its class (the line that
+    starts the nearest less-indented `class` above the function)."""
+    lines = source.splitlines()
+    imports = [
+        line for line in lines[: target.start_line] if line.startswith(("import ", "from "))
+    ][:MAX_IMPORTS]
+    header = ""
+    if target.class_name:
+        for line in reversed(lines[: target.start_line]):
+            stripped = line.lstrip()
+            if stripped.startswith("class ") and len(line) - len(stripped) < len(target.indent):
+                header = line + "\n"
+                break
+    text = "\n".join(imports) + ("\n\n\n" if imports else "")
+    return text + header

