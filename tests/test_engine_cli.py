@@ -162,6 +162,7 @@ def test_tests_are_found_when_none_given(project, tmp_path):
         (["fix", "calc.py::sum_to", "--test", "check_calc"], "bad test node id"),
         (["fix", "lonely.py::lonely"], "no test executes lonely: ran "),
         (["fix", "calc.py::sum_to", "--test", "check_calc.py::test_nope"], "test_nope"),
+        (["fix", "calc.py::sum_to", "--model-edits", "-1"], "--model-edits must be 0 (off)"),
     ],
 )
 def test_usage_errors_exit_2_with_a_message(project, tmp_path, args, message):

@@ -83,6 +83,7 @@ def test_mapping_to_backend_runner_and_request():
             "samples": 3,
             "mode": "ut",
             "modelCallDeadline": 400,
+            "modelEditsSeconds": 30,
         }
     ).settings
     backend = backend_settings(settings)
@@ -114,6 +115,7 @@ def test_mapping_to_backend_runner_and_request():
     assert (request.mode, request.max_turns, request.samples) == ("ut", 2, 3)
     assert request.test_timeout_s == 3.0
     assert request.model_call_deadline_s == 400.0
+    assert request.model_edits_s == 30.0
     assert (
         debug_request(
             settings,

@@ -32,6 +32,7 @@ export interface ServerSettings {
     apiKeyEnv: string;
     allowRemote: boolean;
     mode: string; // a mode of server/engine/modes.py (package.json lists them; the server checks)
+    modelEditsSeconds: number;
     maxTurns: number;
     samples: number;
     testSelection: 'auto' | string[];
@@ -55,6 +56,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
     apiKeyEnv: 'OPENAI_API_KEY',
     allowRemote: false,
     mode: 'auto',
+    modelEditsSeconds: 90,
     maxTurns: 10,
     samples: 1,
     testSelection: 'auto',

@@ -31,6 +31,7 @@ describe('readServerSettings', () => {
             apiKeyEnv: 'MY_KEY',
             allowRemote: true,
             mode: 'print',
+            modelEditsSeconds: 30,
             maxTurns: 3,
             samples: 4,
             testSelection: ['tests/test_a.py::test_x'],

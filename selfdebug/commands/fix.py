@@ -63,6 +63,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="per model call (default: per step, 768 for a fix, 1536 with reasoning)",
     )
+    parser.add_argument(
+        "--model-edits",
+        type=float,
+        default=90.0,
+        metavar="S",
+        help="auto: seconds for the model's local edits at the suspicious lines when the edit "
+        "search finds nothing (default 90; 0: off)",
+    )
     parser.add_argument("--test-timeout", type=float, default=10.0, metavar="S")
     add_isolation_arguments(parser)
     parser.add_argument("--prompts-dir", default=None, metavar="DIR", help="template overrides")
@@ -154,6 +162,8 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
         return "--stall-limit must be more than 0 seconds"
     if not args.call_deadline >= 0:
         return "--call-deadline must be 0 (none) or more seconds"
+    if not args.model_edits >= 0:
+        return "--model-edits must be 0 (off) or more seconds"
     try:
         return build_request(
             path,
@@ -166,6 +176,7 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
             max_tokens=args.max_tokens,
             model_stall_s=args.stall_limit,
             model_call_deadline_s=args.call_deadline,
+            model_edits_s=args.model_edits,
             test_timeout_s=args.test_timeout,
             transcript_path=Path(args.transcript).resolve() if args.transcript else None,
             prompts_dir=Path(args.prompts_dir) if args.prompts_dir else None,

@@ -68,6 +68,8 @@ class ServerSettings:
     model_call_deadline: float = attrs.field(default=0.0, validator=_not_negative)
     lookup_decoding: bool = False  # local model: prompt-lookup decoding (slower on a CPU)
     mode: Mode = "auto"  # checked against the Literal's values (see `strict_converter`)
+    # auto: seconds for the model's local edits when the edit search finds nothing (0: off)
+    model_edits_seconds: float = attrs.field(default=90.0, validator=_not_negative)
     max_turns: int = attrs.field(default=10, validator=_positive)
     samples: int = attrs.field(default=1, validator=_positive)
     test_selection: str | list[str] = attrs.field(default="auto", validator=_test_selection)
@@ -249,6 +251,7 @@ def debug_request(
         test_timeout_s=settings.test_timeout,
         model_stall_s=settings.model_stall_seconds,
         model_call_deadline_s=settings.model_call_deadline,
+        model_edits_s=settings.model_edits_seconds,
         source_override=source_override,
         transcript_path=transcript_path,
     )
