@@ -579,21 +579,14 @@ class Session:
         ):
             return False
         self._emit("model edits at the suspicious lines")
-        found, stats = model_edits.for_session(
-            self, self.backend, step.localization, (Cancelled, _Stop)
+        found = model_edits.for_session(
+            self, self.backend, step.localization, self.model.usage, (Cancelled, _Stop)
         )
-        if stats is not None:
-            usage = self.model.usage
-            usage.calls += stats.usage.calls
-            usage.prompt_tokens += stats.usage.prompt_tokens
-            usage.completion_tokens += stats.usage.completion_tokens
-            usage.seconds += stats.usage.seconds
-            self.refused += [f"model local edit: {why}" for why in found.search.refused] if (
-                found is not None and found.search is not None) else []  # fmt: skip
+        if found is not None and found.search is not None:
+            self.refused += [f"model local edit: {why}" for why in found.search.refused]
         self._check()
-        if found is None or found.fix is None:
+        if found is None or not self._adopt(found.fix, found.caveat):
             return False
-        self._adopt(found.fix, found.caveat)
         self.mode = "auto"  # the model wrote it: not the edit search's
         return True
 

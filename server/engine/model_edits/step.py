@@ -231,16 +231,24 @@ def for_session(
     host: SearchHost,
     backend: Backend,
     localization: Localization,
+    usage: Usage,
     passthrough: tuple[type[BaseException], ...],
-) -> tuple[SearchStep | None, ModelEditStats | None]:
-    """The step on the session's function as it is; (None, None) when it failed (recorded:
-    the session goes on to the model's other steps). `passthrough`: what stops the session."""
+) -> SearchStep | None:
+    """The step on the session's function as it is, its model calls added to `usage` (the
+    session's); None when it failed (recorded: the session goes on to the model's other
+    steps). `passthrough`: what stops the session."""
     request = host.request
     settings = ModelEditSettings(budget_s=request.model_edits_s, samples=request.model_edit_samples)
     try:
-        return model_edit_step(search_host.context_for(host), localization, backend, settings)
+        context = search_host.context_for(host)
+        step, stats = model_edit_step(context, localization, backend, settings)
     except passthrough:
         raise
     except Exception as error:
         host.record("model_edits_failed", error=f"{type(error).__name__}: {error}")
-        return None, None
+        return None
+    usage.calls += stats.usage.calls
+    usage.prompt_tokens += stats.usage.prompt_tokens
+    usage.completion_tokens += stats.usage.completion_tokens
+    usage.seconds += stats.usage.seconds
+    return step
