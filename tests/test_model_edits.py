@@ -86,6 +86,9 @@ def test_holes_are_lines_then_gaps_then_blocks_each_span_once():
     assert code[gap.first - 2].strip() == "low = min(xs)" and gap.indent == "    "
     assert holes[0].indent == "        " and holes[-1].indent == "    "
     assert [h.rank for h in holes] == [0, 1, 2, 1, 2, 0]
+    # nothing runs after a return: no gap there
+    end = holes_at(target, _lines(_file_line("        return (high - low) * scale")))
+    assert [h.kind for h in end] == ["line"]
 
 
 def test_the_prompt_is_the_code_around_the_hole_in_the_files_indentation():
@@ -116,14 +119,15 @@ def test_the_prompt_is_the_code_around_the_hole_in_the_files_indentation():
         "    @staticmethod\n    def spread(xs, scale=1):\n" in prompt.prefix
     )
     assert "        ```python\n        >>> Stats.spread([1, 3])\n" in prompt.prefix
-    assert prompt.prefix.endswith(
-        "            return 0\n        # the line was: low = min(xs)\n        "
-    )
+    assert prompt.prefix.endswith("            return 0\n        ")
     assert prompt.suffix.startswith("\n        high = max(\n            xs\n        )\n")
     assert prompt.suffix.endswith("        return (high - low) * scale\n")
     assert "low = min(xs)" not in prompt.suffix
-    bare = build_prompt(MODULE, target, hole, show_original=False)
-    assert "the line was" not in bare.prefix and "failing test" not in bare.prefix
+    was = build_prompt(MODULE, target, hole, show_original=True)
+    assert was.prefix.endswith(
+        "            return 0\n        # the line was: low = min(xs)\n        "
+    )
+    assert "failing test" not in build_prompt(MODULE, target, hole).prefix
 
 
 def test_answers_are_cut_at_the_holes_end_and_made_into_new_programs_once():
@@ -223,7 +227,8 @@ def test_a_sampled_hole_that_passes_is_judged_like_a_search_edit_and_proposed(tm
     first = backend.requests[0]
     assert first.infill is not None and first.temperature == 0.0 and first.stop == ["\n"]
     prefix, suffix = first.infill
-    assert prefix.endswith("    total = sum(xs)\n    # the line was: return total\n    ")
+    assert prefix.endswith("    total = sum(xs)\n    ")
+    assert "# a failing test: assert mean([2, 4]) == 3 -> " in prefix
     assert suffix == "\n"
     assert backend.requests[1].n == 3 and backend.requests[1].temperature > 0
     events = {e["event"]: e for e in read_transcript(transcript)}
@@ -267,9 +272,7 @@ def test_without_fim_tokens_a_base_model_continues_the_code_above_the_hole(tmp_p
     result = run_session(_request(root, tmp_path / "t.jsonl", model_edit_samples=1), backend)
     assert result.success
     second = backend.requests[1]
-    assert second.prompt is not None and second.prompt.endswith(
-        "    # the line was: return total\n    "
-    )
+    assert second.prompt is not None and second.prompt.endswith("    total = sum(xs)\n    ")
 
 
 def test_cancel_during_sampling_ends_the_session_at_once(tmp_path):

@@ -20,6 +20,7 @@ from selfdebug.server.engine.search.localize import SuspiciousLine
 from selfdebug.server.engine.target import TargetFunction
 
 HoleKind = Literal["line", "gap", "block"]
+_JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
 
 
@@ -74,7 +75,9 @@ def holes_at(
     for rank, statement, _parent in found:
         add(statement.lineno, _header_end(statement), "line", rank, statement.lineno)
     for rank, statement, _parent in found:
-        if not isinstance(statement, _COMPOUND):  # after a block's header is its body
+        # after a block's header is its body; after a return, raise, break or continue nothing
+        # runs
+        if not isinstance(statement, (*_COMPOUND, *_JUMPS)):
             after = (statement.end_lineno or statement.lineno) + 1
             add(after, after - 1, "gap", rank, statement.lineno)
     for rank, statement, parent in found:

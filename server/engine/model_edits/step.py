@@ -193,10 +193,7 @@ def _sample(
     """The hole's samples, greedy first (the calls added to `usage`), each as a FIM answer.
     `form`: "infill" (the model's FIM tokens), "chat" (chat_holes.py) or "completion" (a base
     model without FIM tokens: the prefix alone, continued left to right)."""
-    import os  # EXPERIMENT
-
-    show = os.environ.get("SELFDEBUG_FIM_WAS", "1") == "1"
-    prompt = build_prompt(context.source, context.target, hole, evidence, show_original=show)
+    prompt = build_prompt(context.source, context.target, hole, evidence)
     texts: list[str] = []
     for temperature, n in ((0.0, 1), (settings.temperature, settings.samples - 1)):
         left = deadline - time.monotonic()
