@@ -115,8 +115,15 @@ def test_the_search_finishes_a_near_miss_of_the_model(tmp_path):
     transcript = tmp_path / "t.jsonl"
     backend = ScriptedBackend([reply(HALF)])
     request = _request(
-        root, "average", "average", ["test_balanced", "test_two"], [],
-        mode="auto", max_turns=1, transcript_path=transcript,
+        root,
+        "average",
+        "average",
+        ["test_balanced", "test_two"],
+        [],
+        mode="auto",
+        max_turns=1,
+        transcript_path=transcript,
+        model_edits_s=0,
     )  # fmt: skip
     result = run_session(request, backend)
     assert result.success, result.warnings

@@ -327,7 +327,9 @@ def test_auto_asks_the_model_with_the_suspicious_lines_when_no_edit_survives(pro
     missing = good.replace("kept += 1", "pass")
     (project / "clamp.py").write_text("import math\n\n\n" + missing)
     backend = ScriptedBackend([f"Bug: the comparison.\n```python\n{good}```\n"])
-    result = run_session(request(project, mode="auto", max_turns=1), backend, runner=runner)
+    result = run_session(
+        request(project, mode="auto", max_turns=1, model_edits_s=0), backend, runner=runner
+    )  # the whole-function turn (the local edits: tests/test_model_edits.py)
     assert len(backend.requests) == 1
     prompt = prompt_text(backend, 0)
     assert "lines most likely at fault: " in prompt

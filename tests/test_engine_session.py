@@ -121,7 +121,9 @@ def test_auto_starts_with_the_real_test_results(project, runner):
     """docs/MODES.md: auto's first turn is `ut` (its later turns: tests/test_engine_turns.py)."""
     backend = ScriptedBackend([reply(GOOD)])
     result = run_session(
-        make_request(project, mode="auto", auto_search=False), backend, runner=runner
+        make_request(project, mode="auto", auto_search=False, model_edits_s=0),
+        backend,
+        runner=runner,
     )
     assert result.mode == "ut" and result.stop_reason == "passed"
     assert "got 3, expected 6" in prompt_text(backend, 0)

@@ -163,7 +163,12 @@ def test_auto_moves_to_explain_after_ut_gains_nothing_and_then_stops(project, ru
     backend = ScriptedBackend([reply(FROM_TWO)])  # never gains
     result = run_session(
         make_request(
-            project, mode="auto", max_turns=5, transcript_path=transcript, auto_search=False
+            project,
+            mode="auto",
+            max_turns=5,
+            transcript_path=transcript,
+            auto_search=False,
+            model_edits_s=0,
         ),
         backend,
         runner=runner,
@@ -185,7 +190,12 @@ def test_auto_stays_in_a_mode_while_it_gains(project, runner, tmp_path):
     backend = ScriptedBackend([reply(SQUARE), reply(ZERO_ALWAYS), reply(GOOD)])
     result = run_session(
         make_request(
-            project, mode="auto", max_turns=5, transcript_path=transcript, auto_search=False
+            project,
+            mode="auto",
+            max_turns=5,
+            transcript_path=transcript,
+            auto_search=False,
+            model_edits_s=0,
         ),
         backend,
         runner=runner,

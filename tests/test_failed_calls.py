@@ -68,6 +68,7 @@ def clamp_request(tmp_path: Path, source: str, **changes) -> DebugRequest:
         tests=["test_clamp.py::test_at_limit", "test_clamp.py::test_only_limit"],
         mode="auto",
         max_turns=3,
+        model_edits_s=0,  # the whole-function turns (local edits: tests/test_model_edits.py)
     )
     values.update(changes)
     return DebugRequest(**values)

@@ -15,6 +15,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from selfdebug.server.engine.edit_blocks import apply_edit_answer
 from selfdebug.server.engine.fences import code_blocks, continued_code, text_outside
 from selfdebug.server.engine.safety import review_candidate
 from selfdebug.server.engine.salvage import salvage_function, strip_added_prints
@@ -165,7 +166,11 @@ def _check(
     strip_new_prints: bool,
 ) -> Candidate:
     candidate = Candidate(reply=reply)
-    code = extract_code(reply, target.name, opened_fence, code_prefix)
+    edited = apply_edit_answer(reply, target.code)  # a long function need not be repeated
+    if edited.problem:
+        candidate.problem = edited.problem
+        return candidate
+    code = edited.code or extract_code(reply, target.name, opened_fence, code_prefix)
     candidate.explanation = extract_explanation(reply, opened_fence)
     if truncated and not _code_closed(reply, opened_fence):
         candidate.cut = True
