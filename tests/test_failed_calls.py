@@ -106,12 +106,12 @@ def test_a_timed_out_first_call_in_auto_ends_its_turn_not_the_session(tmp_path):
     assert events(transcript, "session_end")[0]["failed_calls"] == [failed.describe()]
 
 
-def test_auto_goes_on_to_its_next_mode_after_a_failed_call(tmp_path):
+def test_auto_gives_its_mode_another_turn_after_a_failed_call(tmp_path):
     transcript = tmp_path / "t.jsonl"
     backend = ScriptedBackend([CLAMP_FIX], errors={1: STALL})
     result = run_session(clamp_request(tmp_path, MISSING, transcript_path=transcript), backend)
     assert result.success and result.fixed_at_turn == 2 and result.found_by == ""
-    assert result.mode == "explain"  # the plan's next mode after a turn that gained nothing
+    assert result.mode == "ut"  # no answer said nothing of the mode: the same one again
     assert [c.kind for c in result.failed_calls] == ["stalled"]
     assert STALL_SETTING in result.failed_calls[0].describe()
     kinds = [e["event"] for e in read_transcript(transcript)]

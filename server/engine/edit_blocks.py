@@ -72,7 +72,8 @@ def _replace_once(code: str, search: str, replace: str) -> str | None:
     lines = code.splitlines(keepends=True)
     wanted = [line.strip() for line in search.splitlines() if line.strip()]
     for start in range(len(lines)):
-        found, at = [], start
+        found: list[int] = []
+        at = start
         while at < len(lines) and len(found) < len(wanted):
             if lines[at].strip():
                 if lines[at].strip() != wanted[len(found)]:

@@ -260,12 +260,13 @@ def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[Pla
     gained nothing (no more chosen tests passing). A plain mode is a plan of one.
 
     `auto` (docs/MODES.md has the table and the measurements behind it): after the edit search
-    (session.py), `ut` first, because the failing tests' real values in the shortest prompt
-    fixed the most with a small local model (QuixBugs dev, Qwen2.5-Coder-1.5B: ut 8, probe 3 of
-    the same 13); then, when `ut` gains nothing, `explain`, a different way of reading the same
-    code, and after that no further turn without gain: on QuixBugs dev and the first 40
-    HumanEvalFix dev, turns after the first fixed 5 problems (explain 3, probe 2) in two thirds
-    of the model time, and probe's prompts are the longest. `probe` stays a mode of its own.
+    and the model's local edits (session.py), one whole-function mode, `ut`, because the failing
+    tests' real values in the shortest prompt fixed the most with a small local model (QuixBugs
+    dev, Qwen2.5-Coder-1.5B: ut 8, probe 3 of the same 13); it goes on while it gains, and a turn
+    without gain ends the session. `explain` after it fixed 0 and 1 problems on QuixBugs dev and
+    HumanEvalFix dev40 for 39% and 41% of the time (0 and 0.14 fixes a minute against 0.85 and
+    0.43 for `ut`'s turn), so it went when the local edits came. `probe` and `explain` stay modes
+    of their own.
 
     Without tests there are no failures to show or run, so every mode that needs them falls back
     to `explain` (the model can still reason about the code on its own). `requested` was checked
@@ -276,10 +277,7 @@ def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[Pla
             return [PlannedMode("explain", "no tests: explain the code instead")]
         return [PlannedMode(requested, "")]
     if requested == "auto":
-        return [
-            PlannedMode("ut", "auto: tests fail; start with their real results"),
-            PlannedMode("explain", "auto: no gain from ut; explain the code line by line"),
-        ]
+        return [PlannedMode("ut", "auto: tests fail; start with their real results")]
     if requested == "probe" and not can_probe:
         return [PlannedMode("explain", "probes cannot be inserted in this function")]
     return [PlannedMode(requested, "")]

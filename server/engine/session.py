@@ -642,10 +642,11 @@ class Session:
                 return "max_turns"
             self.turn += 1
             self._emit(f"turn {self.turn}/{max_turns}")
+            failed = False
             try:
                 outcome = self._turn()
             except CallFailed:  # recorded by the model caller: the turn ends, the session not
-                outcome = None
+                outcome, failed = None, True
             improved = False
             if outcome is not None and outcome.evaluated.run is None:  # no tests: structural
                 self.best, self.fixed_at_turn = outcome.evaluated, self.turn
@@ -676,6 +677,8 @@ class Session:
                 return "max_turns"
             if without_improvement >= request.no_improvement_limit:
                 return "no_improvement"
+            if failed:  # no answer says nothing of the mode: it gets the next turn too
+                continue
             if not improved and not self._next_mode() and request.mode == "auto":
                 return "no_improvement"  # the plan is spent: a further turn has not paid
 
