@@ -32,7 +32,13 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", help="the function to debug: path/to/module.py::qualname")
+    parser.add_argument(
+        "target",
+        nargs="?",
+        help="the function to debug: path/to/module.py::qualname; without it, the failing "
+        "--test is the starting point: the project's functions are ranked for its failure and "
+        "the top suspects repaired in order",
+    )
     parser.add_argument(
         "--test", action="append", default=[], metavar="NODEID", help="a chosen test (repeat)"
     )
@@ -297,6 +303,12 @@ def main(args: argparse.Namespace) -> int:
         choose_isolation(args.isolation, require_sandbox=args.require_sandbox)
     except RuntimeError as error:
         return _fail(str(error))
+    if args.target is None:
+        if not args.test:
+            return _fail("give the function (path/to/module.py::qualname) or a failing --test")
+        from selfdebug.commands.fix_failure import main as from_failure
+
+        return from_failure(args)
     request = build_request_from_args(args)
     if isinstance(request, str):
         return _fail(request)
@@ -339,6 +351,12 @@ def main(args: argparse.Namespace) -> int:
         backend.close()
         runner.close()
     report(result, request, isolation=runner.isolation)
+    return deliver(result, request, original, write=args.write)
+
+
+def deliver(result: DebugResult, request: DebugRequest, original: str, *, write: bool) -> int:
+    """The exit code for a finished session, and the fix written when asked and the file has
+    not changed since `original` was read."""
     if result.stop_reason == "already_passing":
         print("Nothing to fix: the chosen tests already pass.")
         return EXIT_FIXED
@@ -353,7 +371,7 @@ def main(args: argparse.Namespace) -> int:
     if not result.success:
         print("No candidate passes the chosen tests; the file was not changed.")
         return EXIT_NO_CANDIDATE
-    if args.write:
+    if write:
         assert result.fixed_file is not None
         if _read(request.file) != original:
             print(

@@ -1,0 +1,119 @@
+"""`selfdebug fix --test NODEID` without a function: start from the failure (issue 35).
+
+The failing tests are run, the project's functions ranked for their failure (engine/suspects/),
+the ranking printed ("where do I look"), then the usual session runs on the top suspects in
+order until one gives a fix that passes the failing tests and keeps the wider ones. The proposal
+names the function it changed and why it was chosen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from selfdebug.commands.fix import (
+    EXIT_FAILED,
+    _fail,
+    _read,
+    _run_with_progress,
+    deliver,
+    report,
+)
+from selfdebug.commands.isolation_options import runner_settings_from, warn_about
+from selfdebug.commands.model_options import backend_settings_from
+
+SUSPECTS_TRIED = 3  # sessions at most, best suspect first
+
+
+def main(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from selfdebug.server.backends.base import Backend, BackendConfigError
+    from selfdebug.server.backends.factory import make_backend
+    from selfdebug.server.engine import RequestError, build_request
+    from selfdebug.server.engine.request import normalize_nodeid
+    from selfdebug.server.engine.suspects.localize import localize_failure
+    from selfdebug.server.runner import ProjectRunner, cli_boundary, find_project_root
+    from selfdebug.server.runner.results import nodeid_file
+
+    first = Path(nodeid_file(args.test[0]))
+    if not first.is_file():
+        return _fail(f"no such test file: {first}")
+    root = find_project_root(first.resolve(), cli_boundary(first))
+    try:
+        tests = [normalize_nodeid(t, root) for t in args.test]
+    except RequestError as error:
+        return _fail(str(error))
+    console = Console(stderr=True)
+    try:
+        runner = ProjectRunner(root, runner_settings_from(args, args.test_timeout))
+    except RuntimeError as error:
+        return _fail(str(error))
+    warn_about("fix", runner, interpreter=True)
+    console.print(f"selfdebug: localizing the failure of {', '.join(tests)}", soft_wrap=True)
+    try:
+        found = localize_failure(runner, root, tests)
+        if found.error:
+            runner.close()
+            if found.error.startswith("the tests pass"):
+                print("Nothing to fix: the tests pass.")
+                return 0
+            return _fail(found.error)
+        for line in found.table():
+            print(line)
+        if not found.suspects:
+            runner.close()
+            print("No function of the project ran in the failing tests; nothing to repair.")
+            return 1
+        if args.mode == "search":
+            from selfdebug.server.backends.no_model import NoModelBackend
+
+            backend: Backend = NoModelBackend()
+        else:
+            backend = make_backend(backend_settings_from(args))
+    except BackendConfigError as error:
+        runner.close()
+        return _fail(str(error))
+    tried = found.suspects[:SUSPECTS_TRIED]
+    code = 1
+    try:
+        for number, suspect in enumerate(tried, 1):
+            why = f"suspect {number} of {len(found.suspects)}: {suspect.describe()}"
+            console.print(f"selfdebug: repairing {suspect.target} ({why})", soft_wrap=True)
+            try:
+                request = build_request(
+                    root / suspect.file,
+                    suspect.qualname,
+                    tests=found.failing,
+                    project_root=root,
+                    mode=args.mode,
+                    max_turns=args.max_turns,
+                    samples=args.samples,
+                    max_tokens=args.max_tokens,
+                    model_stall_s=args.stall_limit,
+                    model_call_deadline_s=args.call_deadline,
+                    model_edits_s=args.model_edits,
+                    test_timeout_s=args.test_timeout,
+                )
+            except RequestError as error:
+                print(f"selfdebug fix: {suspect.target}: {error}", file=sys.stderr)
+                continue
+            request = dataclasses.replace(request, tests_found_by=why)
+            original = _read(request.file)
+            try:
+                result = _run_with_progress(request, backend, console, runner)
+            except RuntimeError as error:
+                print(f"selfdebug fix: the session failed: {error}", file=sys.stderr)
+                return EXIT_FAILED
+            if result.success or result.stop_reason == "cancelled" or number == len(tried):
+                print(f"Function: {suspect.target} ({why})")
+                report(result, request, isolation=runner.isolation)
+                code = deliver(result, request, original, write=args.write)
+                break
+            print(f"No fix in {suspect.target}; the next suspect.")
+    finally:
+        backend.close()
+        runner.close()
+    return code

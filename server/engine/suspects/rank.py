@@ -1,0 +1,165 @@
+"""The project's functions ranked for a failure: where to look first.
+
+A function's score is the best Ochiai of its lines (the line-level ranking the search uses,
+search/localize.py, over every project file the tests ran), so that a function whose one line
+only the failing tests run comes before its caller, whose lines every test runs. Ties go to the
+failure's own evidence: a function in the traceback of a failing test, then one the failing
+line calls by name, then the function-level spectrum (more failing, fewer passing tests).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from selfdebug.server.engine.search.localize import ochiai
+from selfdebug.server.runner.results import Frame
+from selfdebug.server.runner.spectrum_runner import TestSpectrum
+
+
+@dataclass(frozen=True)
+class Suspect:
+    file: str  # relative to the project root, "/"
+    qualname: str
+    line: int  # its `def` line (1-based)
+    score: float  # the best Ochiai of its lines
+    failing_hits: int  # failing tests that ran it
+    failing_total: int
+    passing_hits: int
+    passing_total: int
+    in_traceback: bool = False
+    called_by_failing_line: bool = False
+
+    @property
+    def target(self) -> str:
+        return f"{self.file}::{self.qualname}"
+
+    def describe(self) -> str:
+        """ "4/4 failing tests run it, 2/212 passing do" (and the failure's own evidence)."""
+        text = (
+            f"{self.failing_hits}/{self.failing_total} failing tests run it, "
+            f"{self.passing_hits}/{self.passing_total} passing do"
+        )
+        if self.in_traceback:
+            text += "; in the failure's traceback"
+        elif self.called_by_failing_line:
+            text += "; the failing line calls it"
+        return text
+
+
+@dataclass(frozen=True)
+class FailureEvidence:
+    """What the failing tests' own reports say: their project frames and the failing lines."""
+
+    frames: Sequence[Frame] = ()  # paths relative to the root, "/"
+    failing_lines: Sequence[str] = ()  # the source of the line each failing test stopped at
+
+
+def function_spans(source: str) -> list[tuple[str, int, int, int]]:
+    """(qualname, first line with decorators, def line, last line) of every function, the
+    innermost last among those that hold a line."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    spans: list[tuple[str, int, int, int]] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = f"{prefix}{child.name}"
+                first = min([d.lineno for d in child.decorator_list] + [child.lineno])
+                spans.append((name, first, child.lineno, child.end_lineno or child.lineno))
+                visit(child, f"{name}.<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return spans
+
+
+def rank_functions(
+    spectra: Mapping[str, TestSpectrum],
+    root: Path,
+    evidence: FailureEvidence | None = None,
+    *,
+    read: Callable[[Path], str] | None = None,
+) -> list[Suspect]:
+    """Every project function some failing test ran, most suspicious first."""
+    failing = {n for n, t in spectra.items() if t.outcome in ("failed", "error", "timeout")}
+    passing = {n for n, t in spectra.items() if t.outcome == "passed"}
+    line_runs: dict[tuple[str, int], set[str]] = {}
+    for nodeid, test in spectra.items():
+        for path, lines in test.lines.items():
+            for line in lines:
+                line_runs.setdefault((path, line), set()).add(nodeid)
+    files = {path for path, _line in line_runs}
+    evidence = evidence or FailureEvidence()
+    called = _called_names(evidence.failing_lines)
+    in_trace = {(f.path, f.line) for f in evidence.frames}
+    suspects = []
+    for path in sorted(files):
+        spans = function_spans((read or _read)(root / path))
+        for qualname, first, def_line, last in spans:
+            inner = _own_lines(qualname, first, last, spans)
+            runs = [line_runs.get((path, n), set()) for n in inner]
+            ran_by: set[str] = set().union(*runs)
+            fail_hits = len(ran_by & failing)
+            if not fail_hits:
+                continue
+            best = max(
+                (ochiai(len(r & failing), len(failing), len(r & passing)) for r in runs if r),
+                default=0.0,
+            )
+            suspects.append(
+                Suspect(
+                    path,
+                    qualname,
+                    def_line,
+                    round(best, 6),
+                    fail_hits,
+                    len(failing),
+                    len(ran_by & passing),
+                    len(passing),
+                    in_traceback=any((path, n) in in_trace for n in inner),
+                    called_by_failing_line=qualname.rsplit(".", 1)[-1] in called,
+                )
+            )
+    suspects.sort(
+        key=lambda s: (
+            -s.score,
+            not s.in_traceback,
+            not s.called_by_failing_line,
+            -ochiai(s.failing_hits, s.failing_total, s.passing_hits),
+            s.file,
+            s.line,
+        )
+    )
+    return suspects
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _own_lines(
+    qualname: str, first: int, last: int, spans: Iterable[tuple[str, int, int, int]]
+) -> list[int]:
+    """The function's lines that are not a nested function's."""
+    nested = [(a, b) for name, a, _d, b in spans if name.startswith(qualname + ".<locals>.")]
+    return [n for n in range(first, last + 1) if not any(a <= n <= b for a, b in nested)]
+
+
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def _called_names(lines: Iterable[str]) -> set[str]:
+    return {name for line in lines for name in _CALL.findall(line)}

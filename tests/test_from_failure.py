@@ -1,0 +1,126 @@
+"""Starting from a failing test (issue 35): the project's functions ranked for its failure by
+their lines' spectra (real pytest runs through the spectrum plugin), and `selfdebug fix --test`
+with no function repairing the top suspect."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from selfdebug.server.engine.suspects.localize import localize_failure
+from selfdebug.server.engine.suspects.rank import function_spans
+from selfdebug.server.runner import ProjectRunner, RunnerSettings
+
+ORDERS = """def unit_price(item):
+    if item["qty"] >= 10:
+        return item["price"] * 9 / 100
+    return item["price"]
+
+
+def order_total(items):
+    total = 0
+    for item in items:
+        total += unit_price(item) * item["qty"]
+    return total
+
+
+def describe(items):
+    return f"{len(items)} items"
+"""
+# The bug is in unit_price (the bulk price: 9/100 for 9/10), which the failing test reaches
+# only through order_total; the passing tests run order_total and unit_price's other lines.
+ORDER_TESTS = """from shop.orders import describe, order_total
+
+
+def test_small_order():
+    assert order_total([{"price": 2, "qty": 3}]) == 6
+
+
+def test_two_small_items():
+    assert order_total([{"price": 1, "qty": 1}, {"price": 5, "qty": 2}]) == 11
+
+
+def test_bulk_order():
+    assert order_total([{"price": 1, "qty": 10}]) == 9
+
+
+def test_describe():
+    assert describe([1, 2]) == "2 items"
+"""
+
+
+def _shop(root: Path) -> Path:
+    (root / "shop").mkdir(parents=True)
+    (root / "shop" / "__init__.py").write_text("")
+    (root / "shop" / "orders.py").write_text(ORDERS)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_orders.py").write_text(ORDER_TESTS)
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
+    return root
+
+
+def test_function_spans_give_qualnames_with_decorators_and_nesting():
+    source = "class A:\n    @staticmethod\n    def f():\n        def g():\n            pass\n"
+    assert function_spans(source) == [("A.f", 2, 3, 5), ("A.f.<locals>.g", 4, 4, 5)]
+
+
+def test_the_callee_whose_line_only_the_failing_test_runs_ranks_first(tmp_path):
+    root = _shop(tmp_path / "shop_project")
+    runner = ProjectRunner(root, RunnerSettings(test_timeout_s=10))
+    try:
+        found = localize_failure(runner, root, ["tests/test_orders.py::test_bulk_order"])
+    finally:
+        runner.close()
+    assert found.error == "" and found.failing == ["tests/test_orders.py::test_bulk_order"]
+    assert found.tests_run == 4  # the failing test and its file's other tests
+    names = [s.qualname for s in found.suspects]
+    assert names == ["unit_price", "order_total"]  # describe: no failing test runs it
+    first, second = found.suspects
+    assert first.file == "shop/orders.py" and first.score == 1.0
+    assert first.describe() == "1/1 failing tests run it, 2/3 passing do"
+    assert second.called_by_failing_line and second.score < 1.0
+    assert found.table()[1].startswith("  1. shop/orders.py::unit_price (score 1.00): 1/1 failing")
+
+
+def test_a_passing_test_has_nothing_to_localize(tmp_path):
+    root = _shop(tmp_path / "shop_project")
+    runner = ProjectRunner(root, RunnerSettings(test_timeout_s=10))
+    try:
+        found = localize_failure(runner, root, ["tests/test_orders.py::test_small_order"])
+    finally:
+        runner.close()
+    assert found.error == "the tests pass: nothing to localize" and not found.suspects
+
+
+def test_fix_from_a_failing_test_ranks_and_repairs_the_callee(tmp_path):
+    """The CLI, end to end, with the edit search (no model): the ranking is printed first, the
+    fix is in unit_price, and the proposal says why that function was chosen."""
+    root = _shop(tmp_path / "shop_project")
+    done = subprocess.run(
+        [sys.executable, "-m", "selfdebug", "fix", "--test",
+         "tests/test_orders.py::test_bulk_order", "--mode", "search", "--write"],
+        cwd=root, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )  # fmt: skip
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    assert out.index("1. shop/orders.py::unit_price") < out.index("2. shop/orders.py::order_total")
+    assert "Function: shop/orders.py::unit_price (suspect 1 of 2: 1/1 failing tests run it" in out
+    fixed = (root / "shop" / "orders.py").read_text()
+    assert fixed != ORDERS and "def order_total" in fixed
+    assert fixed.split("def order_total")[1] == ORDERS.split("def order_total")[1]  # untouched
+    check = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert check.returncode == 0, check.stdout
+
+
+def test_fix_needs_a_function_or_a_test(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "selfdebug", "fix"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert "give the function (path/to/module.py::qualname) or a failing --test" in done.stderr
