@@ -21,6 +21,7 @@ BENCHMARKS: dict[str, str] = {
     "probes": "probe levels: whether the log shows the faulty line, its size and cost",
     "discover": "test discovery on a real suite: static vs executed, cold and cached",
     "real-check": "real-bug cases: the judge passes at the fix commit and fails with the bug",
+    "localize": "real-bug cases from their failing test: where the buggy function ranks",
     "rejudge": "re-score a repair run's results with the strict judge (correct/plausible/wrong)",
 }
 

@@ -1,0 +1,150 @@
+"""Where a real case's function ranks when the session starts from its failure (issue 35):
+`selfdebug bench localize --dataset docs/bench/real --repos DIR`.
+
+For each case, in a fresh clone with the bug and the project's own environment: the judge files
+run once to find the case's failing tests, then the project's functions are ranked for the
+first of them alone (engine/suspects/: the failing test and the tests of its file, every
+project line traced), as `selfdebug fix --test NODEID` ranks them. Prints one row per case (the
+case function's rank, the first suspect) and how many are ranked 1st, in the top 3 and top 5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from selfdebug.bench.project_env import DEFAULT_ENV_CACHE
+from selfdebug.bench.real_cases import CaseError, RealCase, clone_case, load_cases
+
+
+@dataclass
+class CaseRank:
+    id: str
+    failing_test: str = ""
+    rank: int | None = None  # 1-based rank of the case's function; None: not among them
+    suspects: int = 0
+    first: str = ""  # the first suspect
+    tests_run: int = 0
+    problem: str = ""
+    seconds: float = 0.0
+
+
+def rank_case(
+    case: RealCase, repos: Path, cache: Path, test_timeout_s: float, python: Path | None = None
+) -> CaseRank:
+    from selfdebug.bench.project_env import ensure_environment, hold
+    from selfdebug.bench.real_check import run_judge
+    from selfdebug.server.engine.suspects.localize import localize_failure
+    from selfdebug.server.runner import ProjectRunner, RunnerSettings
+
+    ranked = CaseRank(id=case.id)
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix="selfdebug-localize-") as tmp:
+            buggy = clone_case(case, repos, Path(tmp) / "buggy" / case.checkout, buggy=True)
+            with hold(case, buggy, cache) if python is None else contextlib.nullcontext():
+                own = python or ensure_environment(case, buggy, cache)
+                judged = run_judge(case, buggy, own, test_timeout_s)
+                failing = [t.nodeid for t in judged.tests if not t.ok]
+                if not failing:
+                    ranked.problem = "no judge test fails with the bug"
+                    return ranked
+                ranked.failing_test = failing[0]
+                settings = RunnerSettings(interpreter=str(own), test_timeout_s=test_timeout_s)
+                runner = ProjectRunner(buggy, settings)
+                try:
+                    found = localize_failure(runner, buggy, [failing[0]], timeout_s=900.0)
+                finally:
+                    runner.close()
+        ranked.problem = found.error
+        ranked.suspects, ranked.tests_run = len(found.suspects), found.tests_run
+        ranked.first = found.suspects[0].target if found.suspects else ""
+        targets = [s.target for s in found.suspects]
+        wanted = f"{case.path}::{case.qualname}"
+        ranked.rank = targets.index(wanted) + 1 if wanted in targets else None
+    except CaseError as error:
+        ranked.problem = str(error)
+    finally:
+        ranked.seconds = round(time.monotonic() - started, 1)
+    return ranked
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dataset", type=Path, required=True, help="folder of real-bug cases")
+    parser.add_argument("--repos", type=Path, required=True, help="the cases' git checkouts")
+    parser.add_argument("--env-cache", type=Path, default=DEFAULT_ENV_CACHE)
+    parser.add_argument("--python", type=Path, default=None, help="this interpreter as it is")
+    parser.add_argument("--ids", nargs="+", default=None, help="only these case ids")
+    parser.add_argument("--test-timeout", type=float, default=30.0, help="seconds per test")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def measure(
+    dataset: Path,
+    repos: Path,
+    env_cache: Path = DEFAULT_ENV_CACHE,
+    ids: list[str] | None = None,
+    test_timeout_s: float = 30.0,
+    on_case: Any = None,
+    python: Path | None = None,
+) -> dict[str, Any]:
+    ranks = []
+    for case in [c for c in load_cases(dataset) if not ids or c.id in ids]:
+        ranked = rank_case(case, repos, env_cache, test_timeout_s, python)
+        ranks.append(ranked)
+        if on_case is not None:
+            on_case(ranked)
+    counted = [r for r in ranks if not r.problem]
+
+    def within(k: int) -> int:
+        return sum(r.rank is not None and r.rank <= k for r in counted)
+
+    return {
+        "cases": len(ranks),
+        "ranked": len(counted),
+        "top1": within(1),
+        "top3": within(3),
+        "top5": within(5),
+        "mean_seconds": round(sum(r.seconds for r in ranks) / len(ranks), 1) if ranks else 0.0,
+        "ranks": [asdict(r) for r in ranks],
+    }
+
+
+def _row(ranked: CaseRank) -> str:
+    rank = "-" if ranked.rank is None else str(ranked.rank)
+    what = ranked.problem or f"first: {ranked.first}"
+    return (
+        f"| {ranked.id} | {ranked.failing_test} | {rank} | {ranked.suspects} | "
+        f"{ranked.tests_run} | {ranked.seconds:.0f} | {what} |"
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    ids = [i for chunk in args.ids or [] for i in chunk.split(",") if i]
+    if not args.json:
+        print("| case | failing test given | rank | suspects | tests run | s | note |")
+        print("| --- " * 7 + "|")
+    report = measure(
+        args.dataset,
+        args.repos,
+        args.env_cache,
+        ids or None,
+        args.test_timeout,
+        on_case=None if args.json else lambda r: print(_row(r), flush=True),
+        python=args.python,
+    )
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        n = report["ranked"]
+        print(
+            f"\n{n} of {report['cases']} cases ranked: 1st {report['top1']}, top 3 "
+            f"{report['top3']}, top 5 {report['top5']}; {report['mean_seconds']} s a case"
+        )
+    return 0
