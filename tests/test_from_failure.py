@@ -124,3 +124,51 @@ def test_fix_needs_a_function_or_a_test(tmp_path):
     )
     assert done.returncode == 2
     assert "give the function (path/to/module.py::qualname) or a failing --test" in done.stderr
+
+
+MONEY = """class Money:
+    def __init__(self, cents):
+        self.cents = cents
+
+    def __eq__(self, other):
+        return isinstance(other, Money) and self.cents == other.cents
+
+    def __repr__(self):
+        return f"Money({self.cents})"
+
+
+def logged(function):
+    def wrapper(*args):
+        return function(args[0], args[0])
+
+    return wrapper
+
+
+@logged
+def add(a, b):
+    return Money(a.cents + b.cents)
+"""
+# The bug is in `logged`'s nested wrapper (it passes the first argument twice); the failing assert
+# compares Money objects, so pytest calls Money.__repr__ only to describe the failure.
+MONEY_TESTS = """from money import Money, add
+
+
+def test_add():
+    assert add(Money(1), Money(2)) == Money(3)
+"""
+
+
+def test_nested_functions_count_in_their_definer_and_failure_reports_are_not_traced(tmp_path):
+    root = tmp_path / "money_project"
+    root.mkdir()
+    (root / "money.py").write_text(MONEY)
+    (root / "test_money.py").write_text(MONEY_TESTS)
+    runner = ProjectRunner(root, RunnerSettings(test_timeout_s=10))
+    try:
+        found = localize_failure(runner, root, ["test_money.py::test_add"])
+    finally:
+        runner.close()
+    names = [s.qualname for s in found.suspects]
+    assert "logged" in names and not any("<locals>" in n for n in names)
+    assert "Money.__repr__" not in names  # run only to describe the failed assert
+    assert set(names) <= {"logged", "add", "Money.__init__", "Money.__eq__"}

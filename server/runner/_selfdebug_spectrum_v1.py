@@ -5,7 +5,8 @@ Loaded with `-p _selfdebug_spectrum_v1 --selfdebug-job=JOB.json` in the project'
 trace function records the lines run in the project's source files (under pytest's rootdir; not
 test files, conftest.py, virtualenvs or site-packages); when the test ends, one
 `spectrum_test` event gives its outcome and those lines per file (paths relative to the
-rootdir). The engine ranks the project's functions by them when a session starts from a failing
+rootdir). Code pytest runs to describe a failed assertion (the compared objects' `repr`) is not
+traced. The engine ranks the project's functions by them when a session starts from a failing
 test (server/engine/suspects/).
 
 Every event goes to the same JSON-lines stream as our result plugin's (SELFDEBUG_RESULT_STREAM).
@@ -76,12 +77,24 @@ def _project_file(filename):
     return relative
 
 
+def _describing_a_failure(frame):
+    """Whether pytest called this frame to describe a failed assertion (its introspection
+    calls `repr`, `__eq__` and the like on the compared objects): that is not the test's run."""
+    caller = frame.f_back
+    while caller is not None:
+        name = caller.f_code.co_filename.replace(os.sep, "/")
+        if "/_pytest/assertion/" in name or "/_pytest/_io/" in name:
+            return True
+        caller = caller.f_back
+    return False
+
+
 def _global_trace(frame, event, arg):
     relative = _project_file(frame.f_code.co_filename)
     if relative is None:
         return None
     lines = _state["lines"]
-    if lines is None:
+    if lines is None or _describing_a_failure(frame):
         return None
     found = lines.setdefault(relative, set())
     found.add(frame.f_lineno)

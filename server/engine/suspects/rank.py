@@ -106,7 +106,10 @@ def rank_functions(
     for path in sorted(files):
         spans = function_spans((read or _read)(root / path))
         for qualname, first, def_line, last in spans:
-            inner = _own_lines(qualname, first, last, spans)
+            if ".<locals>." in qualname:
+                continue  # a nested function is part of the one that defines it: its lines
+                # count there, where a fix is made (the session edits named functions)
+            inner = range(first, last + 1)  # with the functions nested in it
             runs = [line_runs.get((path, n), set()) for n in inner]
             ran_by: set[str] = set().union(*runs)
             fail_hits = len(ran_by & failing)
@@ -148,14 +151,6 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
-
-
-def _own_lines(
-    qualname: str, first: int, last: int, spans: Iterable[tuple[str, int, int, int]]
-) -> list[int]:
-    """The function's lines that are not a nested function's."""
-    nested = [(a, b) for name, a, _d, b in spans if name.startswith(qualname + ".<locals>.")]
-    return [n for n in range(first, last + 1) if not any(a <= n <= b for a, b in nested)]
 
 
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
