@@ -76,13 +76,9 @@ def rank_case(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dataset", type=Path, required=True, help="folder of real-bug cases")
-    parser.add_argument("--repos", type=Path, required=True, help="the cases' git checkouts")
-    parser.add_argument("--env-cache", type=Path, default=DEFAULT_ENV_CACHE)
-    parser.add_argument("--python", type=Path, default=None, help="this interpreter as it is")
-    parser.add_argument("--ids", nargs="+", default=None, help="only these case ids")
-    parser.add_argument("--test-timeout", type=float, default=30.0, help="seconds per test")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    from selfdebug.bench.real_check import add_case_arguments
+
+    add_case_arguments(parser)
 
 
 def measure(

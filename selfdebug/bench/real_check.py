@@ -122,6 +122,11 @@ def check_case(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_case_arguments(parser)
+
+
+def add_case_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of a benchmark that sets up real cases (this one and `bench localize`)."""
     parser.add_argument(
         "--dataset", type=Path, required=True, help="folder of case folders (docs/bench/real)"
     )

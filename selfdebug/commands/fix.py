@@ -17,7 +17,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from selfdebug.commands.isolation_options import (
     add_isolation_arguments,
@@ -158,6 +158,24 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
         return f"{path}: {error}"
     except (OSError, UnicodeDecodeError) as error:
         return f"cannot read {path}: {error}"
+    options = session_options(args)
+    if isinstance(options, str):
+        return options
+    try:
+        return build_request(
+            path,
+            qualname,
+            tests=args.test,
+            wider_tests=args.wider_test,
+            runner_settings=runner_settings_from(args, args.test_timeout),
+            **options,
+        )
+    except RequestError as error:
+        return str(error)
+
+
+def session_options(args: argparse.Namespace) -> dict[str, Any] | str:
+    """The session's settings from the flags (DebugRequest fields), or a usage error."""
     if (
         args.max_turns < 1
         or args.samples < 1
@@ -170,26 +188,18 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
         return "--call-deadline must be 0 (none) or more seconds"
     if not args.model_edits >= 0:
         return "--model-edits must be 0 (off) or more seconds"
-    try:
-        return build_request(
-            path,
-            qualname,
-            tests=args.test,
-            wider_tests=args.wider_test,
-            mode=args.mode,
-            max_turns=args.max_turns,
-            samples=args.samples,
-            max_tokens=args.max_tokens,
-            model_stall_s=args.stall_limit,
-            model_call_deadline_s=args.call_deadline,
-            model_edits_s=args.model_edits,
-            test_timeout_s=args.test_timeout,
-            transcript_path=Path(args.transcript).resolve() if args.transcript else None,
-            prompts_dir=Path(args.prompts_dir) if args.prompts_dir else None,
-            runner_settings=runner_settings_from(args, args.test_timeout),
-        )
-    except RequestError as error:
-        return str(error)
+    return {
+        "mode": args.mode,
+        "max_turns": args.max_turns,
+        "samples": args.samples,
+        "max_tokens": args.max_tokens,
+        "model_stall_s": args.stall_limit,
+        "model_call_deadline_s": args.call_deadline,
+        "model_edits_s": args.model_edits,
+        "test_timeout_s": args.test_timeout,
+        "transcript_path": Path(args.transcript).resolve() if args.transcript else None,
+        "prompts_dir": Path(args.prompts_dir) if args.prompts_dir else None,
+    }
 
 
 def _run_with_progress(request: DebugRequest, backend, console, runner=None) -> DebugResult:

@@ -20,6 +20,7 @@ from selfdebug.commands.fix import (
     _run_with_progress,
     deliver,
     report,
+    session_options,
 )
 from selfdebug.commands.isolation_options import runner_settings_from, warn_about
 from selfdebug.commands.model_options import backend_settings_from
@@ -38,6 +39,9 @@ def main(args: argparse.Namespace) -> int:
     from selfdebug.server.runner import ProjectRunner, cli_boundary, find_project_root
     from selfdebug.server.runner.results import nodeid_file
 
+    options = session_options(args)
+    if isinstance(options, str):
+        return _fail(options)
     first = Path(nodeid_file(args.test[0]))
     if not first.is_file():
         return _fail(f"no such test file: {first}")
@@ -88,14 +92,7 @@ def main(args: argparse.Namespace) -> int:
                     suspect.qualname,
                     tests=found.failing,
                     project_root=root,
-                    mode=args.mode,
-                    max_turns=args.max_turns,
-                    samples=args.samples,
-                    max_tokens=args.max_tokens,
-                    model_stall_s=args.stall_limit,
-                    model_call_deadline_s=args.call_deadline,
-                    model_edits_s=args.model_edits,
-                    test_timeout_s=args.test_timeout,
+                    **options,
                 )
             except RequestError as error:
                 print(f"selfdebug fix: {suspect.target}: {error}", file=sys.stderr)
