@@ -97,7 +97,7 @@ def problem_from_record(record: dict) -> Problem:
 
 
 def load_problems(path: Path) -> list[Problem]:
-    """Read a normalized benchmark JSONL file (see /work/shared/bench/README.md for the fields)."""
+    """Read a normalized benchmark JSONL file (its fields: ../shared/bench/README.md)."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as error:
