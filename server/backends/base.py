@@ -115,6 +115,13 @@ class Usage:
         self.completion_tokens += completion.completion_tokens
         self.seconds += completion.seconds
 
+    def include(self, other: Usage) -> None:
+        """Another account's calls counted here too (a step's own, into its session's)."""
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.seconds += other.seconds
+
 
 class BackendError(Exception):
     """Base class; `str(error)` is a message fit to show a user (never contains secrets)."""

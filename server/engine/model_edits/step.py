@@ -68,10 +68,8 @@ class ModelEditStats:
     candidates: int = 0  # distinct programs judged
     refused: int = 0
     usage: Usage = field(default_factory=Usage)  # the model calls
-    seconds: float = 0.0
     error: str = ""
     form: str = "infill"  # how the holes were asked for, and why when not with FIM tokens
-    survivors_at: list[str] = field(default_factory=list)  # the passing candidates' origins
 
 
 def model_edit_step(
@@ -136,15 +134,16 @@ def model_edit_step(
                 min(0.9, (time.monotonic() - started) / settings.budget_s),
             )
             try:
-                texts = _sample(context, backend, hole, evidence, settings, deadline,
-                                stats.usage, cold=number == 1, form=form)  # fmt: skip
-            except InfillUnsupported as error:
-                if form != "infill":
-                    raise
-                form = "chat" if backend.prompt_form == "chat" else "completion"
-                stats.form = f"{form} ({error})"
-                texts = _sample(context, backend, hole, evidence, settings, deadline,
-                                stats.usage, cold=number == 1, form=form)  # fmt: skip
+                while True:  # once more in another form when the backend takes no FIM request
+                    try:
+                        texts = _sample(context, backend, hole, evidence, settings, deadline,
+                                        stats.usage, cold=number == 1, form=form)  # fmt: skip
+                        break
+                    except InfillUnsupported as error:
+                        if form != "infill":
+                            raise
+                        form = "chat" if backend.prompt_form == "chat" else "completion"
+                        stats.form = f"{form} ({error})"
             except BackendCancelled:
                 raise Cancelled(context.cancel.reason or "cancelled")
             except BackendError as error:
@@ -172,9 +171,6 @@ def model_edit_step(
                   form=stats.form)  # fmt: skip
     if edits:
         conclude(context, searcher, step, edits, judged, judging, started, refused)
-    if step.search is not None:
-        stats.survivors_at = [s.edit.origin for s in step.search.survivors[:10]]
-    stats.seconds = time.monotonic() - started
     return step, stats
 
 
@@ -244,8 +240,5 @@ def for_session(
     except Exception as error:
         host.record("model_edits_failed", error=f"{type(error).__name__}: {error}")
         return None
-    usage.calls += stats.usage.calls
-    usage.prompt_tokens += stats.usage.prompt_tokens
-    usage.completion_tokens += stats.usage.completion_tokens
-    usage.seconds += stats.usage.seconds
+    usage.include(stats.usage)
     return step
