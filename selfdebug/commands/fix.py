@@ -28,6 +28,7 @@ from selfdebug.commands.model_options import add_model_arguments, backend_settin
 from selfdebug.server.engine.types import MODES
 
 if TYPE_CHECKING:
+    from selfdebug.server.backends.base import Backend
     from selfdebug.server.engine.types import DebugRequest, DebugResult
 
 
@@ -202,6 +203,18 @@ def session_options(args: argparse.Namespace) -> dict[str, Any] | str:
     }
 
 
+def session_backend(args: argparse.Namespace, mode: str) -> Backend:
+    """The model the flags name; none for `search` (no model call, so no model loaded).
+    Raises BackendConfigError for bad settings."""
+    if mode == "search":
+        from selfdebug.server.backends.no_model import NoModelBackend
+
+        return NoModelBackend()
+    from selfdebug.server.backends.factory import make_backend
+
+    return make_backend(backend_settings_from(args))
+
+
 def _run_with_progress(request: DebugRequest, backend, console, runner=None) -> DebugResult:
     """Run the session in a worker thread so Ctrl-C in the main thread cancels it cleanly."""
     from rich.markup import escape
@@ -304,8 +317,7 @@ def main(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from selfdebug.server.backends.base import Backend, BackendConfigError
-    from selfdebug.server.backends.factory import make_backend
+    from selfdebug.server.backends.base import BackendConfigError
     from selfdebug.server.runner import ProjectRunner
     from selfdebug.server.runner.sandbox import choose_isolation
 
@@ -329,12 +341,7 @@ def main(args: argparse.Namespace) -> int:
         return _fail(str(error))
     warn_about("fix", runner, interpreter=True)
     try:
-        if request.mode == "search":  # no model call, so no model loaded
-            from selfdebug.server.backends.no_model import NoModelBackend
-
-            backend: Backend = NoModelBackend()
-        else:
-            backend = make_backend(backend_settings_from(args))
+        backend = session_backend(args, request.mode)
     except BackendConfigError as error:
         runner.close()
         return _fail(str(error))

@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from selfdebug.commands.fix import (
     EXIT_FAILED,
@@ -20,10 +21,15 @@ from selfdebug.commands.fix import (
     _run_with_progress,
     deliver,
     report,
+    session_backend,
     session_options,
 )
 from selfdebug.commands.isolation_options import runner_settings_from, warn_about
-from selfdebug.commands.model_options import backend_settings_from
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from selfdebug.server.runner import ProjectRunner
 
 SUSPECTS_TRIED = 3  # sessions at most, best suspect first
 
@@ -31,11 +37,8 @@ SUSPECTS_TRIED = 3  # sessions at most, best suspect first
 def main(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from selfdebug.server.backends.base import Backend, BackendConfigError
-    from selfdebug.server.backends.factory import make_backend
-    from selfdebug.server.engine import RequestError, build_request
+    from selfdebug.server.engine import RequestError
     from selfdebug.server.engine.request import normalize_nodeid
-    from selfdebug.server.engine.suspects.localize import localize_failure
     from selfdebug.server.runner import ProjectRunner, cli_boundary, find_project_root
     from selfdebug.server.runner.results import nodeid_file
 
@@ -50,35 +53,44 @@ def main(args: argparse.Namespace) -> int:
         tests = [normalize_nodeid(t, root) for t in args.test]
     except RequestError as error:
         return _fail(str(error))
-    console = Console(stderr=True)
     try:
         runner = ProjectRunner(root, runner_settings_from(args, args.test_timeout))
     except RuntimeError as error:
         return _fail(str(error))
     warn_about("fix", runner, interpreter=True)
-    console.print(f"selfdebug: localizing the failure of {', '.join(tests)}", soft_wrap=True)
     try:
-        found = localize_failure(runner, root, tests)
-        if found.error:
-            runner.close()
-            if found.error.startswith("the tests pass"):
-                print("Nothing to fix: the tests pass.")
-                return 0
-            return _fail(found.error)
-        for line in found.table():
-            print(line)
-        if not found.suspects:
-            runner.close()
-            print("No function of the project ran in the failing tests; nothing to repair.")
-            return 1
-        if args.mode == "search":
-            from selfdebug.server.backends.no_model import NoModelBackend
-
-            backend: Backend = NoModelBackend()
-        else:
-            backend = make_backend(backend_settings_from(args))
-    except BackendConfigError as error:
+        return _localize_and_repair(args, runner, root, tests, options, Console(stderr=True))
+    finally:
         runner.close()
+
+
+def _localize_and_repair(
+    args: argparse.Namespace,
+    runner: ProjectRunner,
+    root: Path,
+    tests: list[str],
+    options: dict[str, Any],
+    console: Console,
+) -> int:
+    from selfdebug.server.backends.base import BackendConfigError
+    from selfdebug.server.engine import RequestError, build_request
+    from selfdebug.server.engine.suspects.localize import localize_failure
+
+    console.print(f"selfdebug: localizing the failure of {', '.join(tests)}", soft_wrap=True)
+    found = localize_failure(runner, root, tests)
+    if found.error:
+        if found.error.startswith("the tests pass"):
+            print("Nothing to fix: the tests pass.")
+            return 0
+        return _fail(found.error)
+    for line in found.table():
+        print(line)
+    if not found.suspects:
+        print("No function of the project ran in the failing tests; nothing to repair.")
+        return 1
+    try:
+        backend = session_backend(args, args.mode)
+    except BackendConfigError as error:
         return _fail(str(error))
     tried = found.suspects[:SUSPECTS_TRIED]
     code = 1
@@ -112,5 +124,4 @@ def main(args: argparse.Namespace) -> int:
             print(f"No fix in {suspect.target}; the next suspect.")
     finally:
         backend.close()
-        runner.close()
     return code
