@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from selfdebug.bench.project_env import DEFAULT_ENV_CACHE
-from selfdebug.bench.real_cases import CaseError, RealCase, clone_case, load_cases
+from selfdebug.bench.real_cases import (
+    CaseError,
+    RealCase,
+    cases_with_ids,
+    clone_case,
+    requested_ids,
+)
 
 
 @dataclass
@@ -91,7 +97,7 @@ def measure(
     python: Path | None = None,
 ) -> dict[str, Any]:
     ranks = []
-    for case in [c for c in load_cases(dataset) if not ids or c.id in ids]:
+    for case in cases_with_ids(dataset, ids):
         ranked = rank_case(case, repos, env_cache, test_timeout_s, python)
         ranks.append(ranked)
         if on_case is not None:
@@ -122,7 +128,6 @@ def _row(ranked: CaseRank) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    ids = [i for chunk in args.ids or [] for i in chunk.split(",") if i]
     if not args.json:
         print("| case | failing test given | rank | suspects | tests run | s | note |")
         print("| --- " * 7 + "|")
@@ -130,7 +135,7 @@ def main(args: argparse.Namespace) -> int:
         args.dataset,
         args.repos,
         args.env_cache,
-        ids or None,
+        requested_ids(args.ids),
         args.test_timeout,
         on_case=None if args.json else lambda r: print(_row(r), flush=True),
         python=args.python,

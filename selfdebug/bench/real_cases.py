@@ -99,6 +99,17 @@ def load_case(folder: Path) -> RealCase:
     )
 
 
+def requested_ids(values: list[str] | None) -> list[str] | None:
+    """`--ids a b,c` as a list (repeated or comma-separated); None when none were given."""
+    ids = [i for chunk in values or [] for i in chunk.split(",") if i]
+    return ids or None
+
+
+def cases_with_ids(path: Path, ids: list[str] | None) -> list[RealCase]:
+    """The cases under `path`, only those of `ids` when given."""
+    return [c for c in load_cases(path) if not ids or c.id in ids]
+
+
 def load_cases(path: Path) -> list[RealCase]:
     """Every case under `path` (a folder of case folders, sorted by name), or `path` itself."""
     path = Path(path)

@@ -22,9 +22,10 @@ from selfdebug.bench.project_env import DEFAULT_ENV_CACHE
 from selfdebug.bench.real_cases import (
     CaseError,
     RealCase,
+    cases_with_ids,
     clone_case,
-    load_cases,
     patched_paths,
+    requested_ids,
 )
 
 
@@ -156,7 +157,7 @@ def measure(
     on_check: Any = None,
     python: Path | None = None,
 ) -> dict[str, Any]:
-    cases = [c for c in load_cases(dataset) if not ids or c.id in ids]
+    cases = cases_with_ids(dataset, ids)
     checks = []
     for case in cases:
         check = check_case(case, repos, env_cache, test_timeout_s, python)
@@ -179,13 +180,12 @@ def _row(check: CaseCheck) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    ids = [i for chunk in args.ids or [] for i in chunk.split(",") if i]
     try:
         report = measure(
             args.dataset,
             args.repos,
             args.env_cache,
-            ids or None,
+            requested_ids(args.ids),
             args.test_timeout,
             on_check=None if args.json else lambda check: print(_row(check), flush=True),
             python=args.python,

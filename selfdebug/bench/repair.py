@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any
 from selfdebug.bench.datasets import DatasetError, Problem, load_problems, select_problems
 from selfdebug.bench.judge import WRONG, judge_problem
 from selfdebug.bench.project_env import DEFAULT_ENV_CACHE
-from selfdebug.bench.real_cases import CaseError, RealCase, is_case_folder, load_cases
+from selfdebug.bench.real_cases import (
+    CaseError,
+    RealCase,
+    is_case_folder,
+    load_cases,
+    requested_ids,
+)
 from selfdebug.bench.repair_report import (
     PLOT_FILE,
     ProblemOutcome,
@@ -533,7 +539,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def config_from_args(args: argparse.Namespace) -> RepairConfig:
 
-    ids = [i for chunk in args.ids or [] for i in chunk.split(",") if i]
     return RepairConfig(
         datasets=list(args.dataset),
         out=args.out,
@@ -542,7 +547,7 @@ def config_from_args(args: argparse.Namespace) -> RepairConfig:
         samples=args.samples,
         jobs=args.jobs,
         limit=args.limit,
-        ids=ids or None,
+        ids=requested_ids(args.ids),
         test_timeout_s=args.test_timeout,
         session_timeout_s=args.session_timeout,
         report_only=args.report_only,
