@@ -156,23 +156,29 @@ def test_the_regression_note_names_the_broken_wider_test_with_its_values(project
 # -- item 6: auto follows its plan -------------------------------------------------------------
 
 
+def _model_plan_only(project, transcript):
+    """auto's whole-function plan alone: no edit search (it would fix sum_to first,
+    test_engine_search.py) and no local edits (tests/test_model_edits.py)."""
+    return make_request(
+        project,
+        mode="auto",
+        max_turns=5,
+        transcript_path=transcript,
+        auto_search=False,
+        model_edits_s=0,
+    )
+
+
 def test_auto_stops_after_a_whole_function_turn_without_gain(project, runner, tmp_path):
     """docs/MODES.md: after the search and the local edits, one `ut` turn; no gain -> the plan
     is spent and the session ends, turns left or not (`explain` after it did not pay)."""
     transcript = tmp_path / "auto.jsonl"
     backend = ScriptedBackend([reply(FROM_TWO)])  # never gains
     result = run_session(
-        make_request(
-            project,
-            mode="auto",
-            max_turns=5,
-            transcript_path=transcript,
-            auto_search=False,
-            model_edits_s=0,
-        ),
+        _model_plan_only(project, transcript),
         backend,
         runner=runner,
-    )  # the model plan only: the edit search would fix sum_to first (test_engine_search.py)
+    )
     assert result.stop_reason == "no_improvement" and result.model_calls == 1
     (first,) = prompts(backend)
     assert "Find the bug that makes these tests fail" in first
@@ -186,14 +192,7 @@ def test_auto_stays_in_a_mode_while_it_gains(project, runner, tmp_path):
     transcript = tmp_path / "auto.jsonl"
     backend = ScriptedBackend([reply(SQUARE), reply(GOOD)])
     result = run_session(
-        make_request(
-            project,
-            mode="auto",
-            max_turns=5,
-            transcript_path=transcript,
-            auto_search=False,
-            model_edits_s=0,
-        ),
+        _model_plan_only(project, transcript),
         backend,
         runner=runner,
     )  # SQUARE passes 1/2 (a gain: ut again), GOOD all

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from selfdebug.server.engine.suspects.localize import localize_failure
+from selfdebug.server.engine.suspects.localize import FailureLocalization, localize_failure
 from selfdebug.server.engine.suspects.rank import function_spans
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
@@ -61,6 +61,14 @@ def _shop(root: Path) -> Path:
     return root
 
 
+def _localize(root: Path, tests: list[str]) -> FailureLocalization:
+    runner = ProjectRunner(root, RunnerSettings(test_timeout_s=10))
+    try:
+        return localize_failure(runner, root, tests)
+    finally:
+        runner.close()
+
+
 def test_function_spans_give_qualnames_with_decorators_and_nesting():
     source = "class A:\n    @staticmethod\n    def f():\n        def g():\n            pass\n"
     assert function_spans(source) == [("A.f", 2, 3, 5), ("A.f.<locals>.g", 4, 4, 5)]
@@ -68,11 +76,7 @@ def test_function_spans_give_qualnames_with_decorators_and_nesting():
 
 def test_the_callee_whose_line_only_the_failing_test_runs_ranks_first(tmp_path):
     root = _shop(tmp_path / "shop_project")
-    runner = ProjectRunner(root, RunnerSettings(test_timeout_s=10))
-    try:
-        found = localize_failure(runner, root, ["tests/test_orders.py::test_bulk_order"])
-    finally:
-        runner.close()
+    found = _localize(root, ["tests/test_orders.py::test_bulk_order"])
     assert found.error == "" and found.failing == ["tests/test_orders.py::test_bulk_order"]
     assert found.tests_run == 4  # the failing test and its file's other tests
     names = [s.qualname for s in found.suspects]
@@ -86,11 +90,7 @@ def test_the_callee_whose_line_only_the_failing_test_runs_ranks_first(tmp_path):
 
 def test_a_passing_test_has_nothing_to_localize(tmp_path):
     root = _shop(tmp_path / "shop_project")
-    runner = ProjectRunner(root, RunnerSettings(test_timeout_s=10))
-    try:
-        found = localize_failure(runner, root, ["tests/test_orders.py::test_small_order"])
-    finally:
-        runner.close()
+    found = _localize(root, ["tests/test_orders.py::test_small_order"])
     assert found.error == "the tests pass: nothing to localize" and not found.suspects
 
 
@@ -163,11 +163,7 @@ def test_nested_functions_count_in_their_definer_and_failure_reports_are_not_tra
     root.mkdir()
     (root / "money.py").write_text(MONEY)
     (root / "test_money.py").write_text(MONEY_TESTS)
-    runner = ProjectRunner(root, RunnerSettings(test_timeout_s=10))
-    try:
-        found = localize_failure(runner, root, ["test_money.py::test_add"])
-    finally:
-        runner.close()
+    found = _localize(root, ["test_money.py::test_add"])
     names = [s.qualname for s in found.suspects]
     assert "logged" in names and not any("<locals>" in n for n in names)
     assert "Money.__repr__" not in names  # run only to describe the failed assert

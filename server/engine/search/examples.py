@@ -30,6 +30,26 @@ def _e(source: str, before: str, after: str, *lines: int, raises: tuple[str, ...
     return Example(source, before, after, tuple(lines), raises)
 
 
+# One real fix that two classes make (the integer next to 0, and the function's own literal 1).
+_FLEX_GROW = _e(
+    "Kozea/WeasyPrint@2c7caf5fd2ed:weasyprint/css/validation/expanders.py::expand_flex",
+    """\
+def expand_flex():
+    if keyword == 'none':
+        yield 'flex-basis', 'auto'
+    else:
+        grow, shrink, basis = 0, 1, Dimension(0, 'px')
+""",
+    """\
+def expand_flex():
+    if keyword == 'none':
+        yield 'flex-basis', 'auto'
+    else:
+        grow, shrink, basis = 1, 1, Dimension(0, 'px')
+""",
+    5,
+)
+
 EXAMPLES: dict[str, tuple[Example, ...]] = {
     "arithmetic-operator": (
         _e(
@@ -494,24 +514,7 @@ def utcoffset():
         ),
     ),
     "integer-literal": (
-        _e(
-            "Kozea/WeasyPrint@2c7caf5fd2ed:weasyprint/css/validation/expanders.py::expand_flex",
-            """\
-def expand_flex():
-    if keyword == 'none':
-        yield 'flex-basis', 'auto'
-    else:
-        grow, shrink, basis = 0, 1, Dimension(0, 'px')
-""",
-            """\
-def expand_flex():
-    if keyword == 'none':
-        yield 'flex-basis', 'auto'
-    else:
-        grow, shrink, basis = 1, 1, Dimension(0, 'px')
-""",
-            5,
-        ),
+        _FLEX_GROW,  # 0 -> 1: both the integer class and the function's-literal class make it
         _e(
             "Textualize/rich@73ee8232e7ea:rich/cells.py::get_character_cell_size",
             """\
@@ -792,24 +795,7 @@ def stopService(self):
         ),
     ),
     "other-literal": (
-        _e(
-            "Kozea/WeasyPrint@2c7caf5fd2ed:weasyprint/css/validation/expanders.py::expand_flex",
-            """\
-def expand_flex():
-    if keyword == 'none':
-        yield 'flex-basis', 'auto'
-    else:
-        grow, shrink, basis = 0, 1, Dimension(0, 'px')
-""",
-            """\
-def expand_flex():
-    if keyword == 'none':
-        yield 'flex-basis', 'auto'
-    else:
-        grow, shrink, basis = 1, 1, Dimension(0, 'px')
-""",
-            5,
-        ),
+        _FLEX_GROW,  # 0 -> 1: both the integer class and the function's-literal class make it
         _e(
             "Textualize/rich@73ee8232e7ea:rich/cells.py::get_character_cell_size",
             """\
