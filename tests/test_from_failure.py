@@ -92,6 +92,7 @@ def test_a_passing_test_has_nothing_to_localize(tmp_path):
     root = _shop(tmp_path / "shop_project")
     found = _localize(root, ["tests/test_orders.py::test_small_order"])
     assert found.error == "the tests pass: nothing to localize" and not found.suspects
+    assert found.passed
 
 
 def test_fix_from_a_failing_test_ranks_and_repairs_the_callee(tmp_path):

@@ -78,10 +78,10 @@ def _localize_and_repair(
 
     console.print(f"selfdebug: localizing the failure of {', '.join(tests)}", soft_wrap=True)
     found = localize_failure(runner, root, tests)
+    if found.passed:
+        print("Nothing to fix: the tests pass.")
+        return 0
     if found.error:
-        if found.error.startswith("the tests pass"):
-            print("Nothing to fix: the tests pass.")
-            return 0
         return _fail(found.error)
     for line in found.table():
         print(line)

@@ -23,6 +23,11 @@ class FailureLocalization:
     run: RunResult | None = None  # the failing tests' own run
     error: str = ""  # why there is no ranking
 
+    @property
+    def passed(self) -> bool:
+        """The given tests ran and none failed: nothing to localize."""
+        return self.run is not None and bool(self.run.tests) and not self.failing
+
     def table(self, k: int = 5) -> list[str]:
         """The ranking as the CLI prints it."""
         rows = [f"  {i}. {s.target} (score {s.score:.2f}): {s.describe()}"
