@@ -255,6 +255,13 @@ class PlannedMode:
     why: str  # shown in the transcript ("" when it is simply the mode asked for)
 
 
+AUTO_TURNS_WITHOUT_GAIN = 2
+"""`auto` stops after this many turns in a row of its last mode without gain. One was too few:
+the model's second turn is the one that sees the first turn's real results and the search's
+undecided edits (session._search_hint), and with a plan of one mode a single turn would end
+the Self-Debugging loop before any feedback reached the model."""
+
+
 def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[PlannedMode]:
     """The modes a session runs, in order: the first from turn 1, each next one after a turn that
     gained nothing (no more chosen tests passing). A plain mode is a plan of one.
@@ -262,11 +269,10 @@ def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[Pla
     `auto` (docs/MODES.md has the table and the measurements behind it): after the edit search
     and the model's local edits (session.py), one whole-function mode, `ut`, because the failing
     tests' real values in the shortest prompt fixed the most with a small local model (QuixBugs
-    dev, Qwen2.5-Coder-1.5B: ut 8, probe 3 of the same 13); it goes on while it gains, and a turn
-    without gain ends the session. `explain` after it fixed 0 and 1 problems on QuixBugs dev and
+    dev, Qwen2.5-Coder-1.5B: ut 8, probe 3 of the same 13); it goes on while it gains, and two
+    turns in a row without gain (AUTO_TURNS_WITHOUT_GAIN) end the session. `explain` after it fixed 0 and 1 problems on QuixBugs dev and
     HumanEvalFix dev40 for 39% and 41% of the time (0 and 0.14 fixes a minute against 0.85 and
-    0.43 for `ut`'s turn), so it went when the local edits came. `probe` and `explain` stay modes
-    of their own.
+    0.43 for `ut`'s turn), so it went when the local edits came. `probe` and `explain` stay modes of their own.
 
     Without tests there are no failures to show or run, so every mode that needs them falls back
     to `explain` (the model can still reason about the code on its own). `requested` was checked

@@ -30,6 +30,7 @@ from selfdebug.server.engine.history import AttemptLog
 from selfdebug.server.engine.model_call import ModelCaller
 from selfdebug.server.engine.model_edits import step as model_edits
 from selfdebug.server.engine.modes import (
+    AUTO_TURNS_WITHOUT_GAIN,
     RETRY_MAX_TOKENS,
     STEP_MAX_TOKENS,
     STRATEGIES,
@@ -680,7 +681,8 @@ class Session:
             if failed:  # no answer says nothing of the mode: it gets the next turn too
                 continue
             if not improved and not self._next_mode() and request.mode == "auto":
-                return "no_improvement"  # the plan is spent: a further turn has not paid
+                if without_improvement >= AUTO_TURNS_WITHOUT_GAIN:
+                    return "no_improvement"  # the plan is spent: further turns have not paid
 
     def _beats_original(self, evaluated: _Evaluated) -> bool:
         """More chosen tests pass than on the original: a near miss worth a search, even when
