@@ -680,9 +680,9 @@ class Session:
                 return "no_improvement"
             if failed:  # no answer says nothing of the mode: it gets the next turn too
                 continue
-            if not improved and not self._next_mode() and request.mode == "auto":
-                if without_improvement >= AUTO_TURNS_WITHOUT_GAIN:
-                    return "no_improvement"  # the plan is spent: further turns have not paid
+            plan_spent = not improved and not self._next_mode() and request.mode == "auto"
+            if plan_spent and without_improvement >= AUTO_TURNS_WITHOUT_GAIN:
+                return "no_improvement"  # further turns have not paid
 
     def _beats_original(self, evaluated: _Evaluated) -> bool:
         """More chosen tests pass than on the original: a near miss worth a search, even when
