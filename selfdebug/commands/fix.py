@@ -43,6 +43,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--test", action="append", default=[], metavar="NODEID", help="a chosen test (repeat)"
     )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="S",
+        help="without a target: seconds for the repair of all the suspects together "
+        "(default: 15 minutes)",
+    )
     wider = parser.add_mutually_exclusive_group()
     wider.add_argument(
         "--wider-test",

@@ -9,7 +9,6 @@ names the function it changed and why it was chosen.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,9 +28,10 @@ from selfdebug.commands.isolation_options import runner_settings_from, warn_abou
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from selfdebug.server.engine.suspects.rank import Suspect
+    from selfdebug.server.engine.suspects.repair import SuspectAttempt
+    from selfdebug.server.engine.types import DebugRequest, DebugResult
     from selfdebug.server.runner import ProjectRunner
-
-SUSPECTS_TRIED = 3  # sessions at most, best suspect first
 
 
 def main(args: argparse.Namespace) -> int:
@@ -45,6 +45,8 @@ def main(args: argparse.Namespace) -> int:
     options = session_options(args)
     if isinstance(options, str):
         return _fail(options)
+    if args.budget is not None and not args.budget > 0:
+        return _fail("--budget must be more than 0 seconds")
     first = Path(nodeid_file(args.test[0]))
     if not first.is_file():
         return _fail(f"no such test file: {first}")
@@ -73,8 +75,13 @@ def _localize_and_repair(
     console: Console,
 ) -> int:
     from selfdebug.server.backends.base import BackendConfigError
-    from selfdebug.server.engine import RequestError, build_request
+    from selfdebug.server.engine import build_request
     from selfdebug.server.engine.suspects.localize import localize_failure
+    from selfdebug.server.engine.suspects.repair import (
+        FAILURE_BUDGET_S,
+        repair_suspects,
+        reported,
+    )
 
     console.print(f"selfdebug: localizing the failure of {', '.join(tests)}", soft_wrap=True)
     found = localize_failure(runner, root, tests)
@@ -92,36 +99,39 @@ def _localize_and_repair(
         backend = session_backend(args, args.mode)
     except BackendConfigError as error:
         return _fail(str(error))
-    tried = found.suspects[:SUSPECTS_TRIED]
-    code = 1
+
+    def build(suspect: Suspect) -> DebugRequest:
+        file = root / suspect.file
+        return build_request(file, suspect.qualname, tests=found.failing, project_root=root,
+                             **options)  # fmt: skip
+
+    def run(request: DebugRequest) -> DebugResult:
+        originals[request.file] = _read(request.file)
+        return _run_with_progress(request, backend, console, runner)
+
+    def on_start(attempt: SuspectAttempt) -> None:
+        target, why = attempt.suspect.target, attempt.why
+        console.print(f"selfdebug: repairing {target} ({why})", soft_wrap=True)
+
+    originals: dict[Path, str] = {}
     try:
-        for number, suspect in enumerate(tried, 1):
-            why = f"suspect {number} of {len(found.suspects)}: {suspect.describe()}"
-            console.print(f"selfdebug: repairing {suspect.target} ({why})", soft_wrap=True)
-            try:
-                request = build_request(
-                    root / suspect.file,
-                    suspect.qualname,
-                    tests=found.failing,
-                    project_root=root,
-                    **options,
-                )
-            except RequestError as error:
-                print(f"selfdebug fix: {suspect.target}: {error}", file=sys.stderr)
-                continue
-            request = dataclasses.replace(request, tests_found_by=why)
-            original = _read(request.file)
-            try:
-                result = _run_with_progress(request, backend, console, runner)
-            except RuntimeError as error:
-                print(f"selfdebug fix: the session failed: {error}", file=sys.stderr)
-                return EXIT_FAILED
-            if result.success or result.stop_reason == "cancelled" or number == len(tried):
-                print(f"Function: {suspect.target} ({why})")
-                report(result, request, isolation=runner.isolation)
-                code = deliver(result, request, original, write=args.write)
-                break
-            print(f"No fix in {suspect.target}; the next suspect.")
+        budget = args.budget if args.budget is not None else FAILURE_BUDGET_S
+        attempts = repair_suspects(found, build, run, budget_s=budget, on_start=on_start)
+    except RuntimeError as error:
+        print(f"selfdebug fix: the session failed: {error}", file=sys.stderr)
+        return EXIT_FAILED
     finally:
         backend.close()
-    return code
+    for attempt in attempts:
+        if attempt.error:
+            print(f"selfdebug fix: {attempt.suspect.target}: {attempt.error}", file=sys.stderr)
+        elif attempt.result is not None and not attempt.result.success:
+            print(f"No fix in {attempt.suspect.target}.")
+    shown = reported(attempts)
+    if shown is None or shown.result is None or shown.request is None:
+        print("No suspect could be debugged.")
+        return 1
+    request = shown.request
+    print(f"Function: {shown.suspect.target} ({shown.why})")
+    report(shown.result, request, isolation=runner.isolation)
+    return deliver(shown.result, request, originals[request.file], write=args.write)

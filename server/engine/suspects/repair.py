@@ -1,0 +1,82 @@
+"""Repair where the ranking points: the usual session on the top suspects in order, under one
+time budget, until one gives a fix (issue 35 item 3).
+
+Why a step of its own: the CLI (`selfdebug fix --test`) and the editor (a code action on a test
+function) run the same walk; each says how to build a suspect's request and how to run it (its
+own progress, runner and cancel), and this module decides which suspect comes next and when to
+stop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from selfdebug.server.engine.request import RequestError
+from selfdebug.server.engine.suspects.localize import FailureLocalization
+from selfdebug.server.engine.suspects.rank import Suspect
+from selfdebug.server.engine.types import DebugRequest, DebugResult
+
+SUSPECTS_TRIED = 3  # sessions at most, best suspect first
+FAILURE_BUDGET_S = 900.0  # the walk's time over all its sessions, unless the caller says
+
+
+@dataclass
+class SuspectAttempt:
+    suspect: Suspect
+    why: str  # "suspect 1 of 5: 4/4 failing tests run it, 2/212 passing do"
+    request: DebugRequest | None = None  # the session's, once built
+    result: DebugResult | None = None
+    error: str = ""  # why no session ran on it (its request could not be built)
+
+
+def why_chosen(found: FailureLocalization, number: int) -> str:
+    suspect = found.suspects[number - 1]
+    return f"suspect {number} of {len(found.suspects)}: {suspect.describe()}"
+
+
+def repair_suspects(
+    found: FailureLocalization,
+    build: Callable[[Suspect], DebugRequest],
+    run: Callable[[DebugRequest], DebugResult],
+    *,
+    tried: int = SUSPECTS_TRIED,
+    budget_s: float | None = FAILURE_BUDGET_S,
+    on_start: Callable[[SuspectAttempt], None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> list[SuspectAttempt]:
+    """The sessions on `found`'s top suspects, best first, until one fixes the failure, one is
+    cancelled, or the budget is spent; each session gets what is left of it as its own time
+    budget. `build` raises RequestError when a suspect cannot be debugged (the
+    next one is tried). The last attempt with a result is the one to report."""
+    started = clock()
+    attempts: list[SuspectAttempt] = []
+    for number, suspect in enumerate(found.suspects[:tried], 1):
+        left = None if budget_s is None else budget_s - (clock() - started)
+        if left is not None and left <= 0:
+            break
+        attempt = SuspectAttempt(suspect, why_chosen(found, number))
+        attempts.append(attempt)
+        try:
+            request = build(suspect)
+        except RequestError as error:
+            attempt.error = str(error)
+            continue
+        own = request.time_budget_s
+        budget = left if own is None or left is None else min(own, left)
+        request = dataclasses.replace(request, time_budget_s=budget, tests_found_by=attempt.why)
+        attempt.request = request
+        if on_start is not None:
+            on_start(attempt)
+        attempt.result = run(request)
+        if attempt.result.success or attempt.result.stop_reason == "cancelled":
+            break
+    return attempts
+
+
+def reported(attempts: list[SuspectAttempt]) -> SuspectAttempt | None:
+    """The attempt to show: the fix, else the last session that ran."""
+    ran = [a for a in attempts if a.result is not None]
+    return next((a for a in ran if a.result and a.result.success), ran[-1] if ran else None)
