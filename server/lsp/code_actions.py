@@ -1,5 +1,6 @@
 """`textDocument/codeAction`: offer "Self-debug `f`" (three modes) and "Run tests for `f`" on the
-Python function under the cursor.
+Python function under the cursor, and on a test function "Self-debug the failure of `test_x`"
+(the bug may be in any function the test runs; self_debug_failure.py).
 
 Why so little work here: editors ask for code actions on every cursor move, so listing is one
 tree-sitter lookup and nothing else; the real work happens when the user picks the action (the
@@ -25,6 +26,7 @@ from selfdebug.server.engine.modes import Mode
 from selfdebug.server.lsp.positions import utf16_position
 from selfdebug.server.lsp.run_tests import RUN_TESTS
 from selfdebug.server.lsp.self_debug import SELF_DEBUG
+from selfdebug.server.lsp.self_debug_failure import DEBUG_FAILURE
 
 if TYPE_CHECKING:
     from selfdebug.server.lsp.server import SelfDebugServer
@@ -65,6 +67,29 @@ def function_actions(uri: str, version: int | None, qualname: str, name: str) ->
     return actions
 
 
+def failure_action(uri: str, version: int | None, qualname: str, name: str) -> CodeAction:
+    title = f"Self-debug the failure of `{name}`"
+    argument = {"uri": uri, "qualname": qualname, "version": version}
+    command = Command(title=title, command=DEBUG_FAILURE, arguments=[argument])
+    return CodeAction(title=title, kind=KIND, command=command)
+
+
+def is_test_function(uri: str, qualname: str) -> bool:
+    """A function pytest collects as a test by its default rules: `test*` in a test_*.py or
+    *_test.py file, at module level or in a `Test*` class."""
+    from selfdebug.server.runner.reach import is_test_file
+
+    parts = qualname.split(".")
+    in_test_class = len(parts) == 2 and parts[0].startswith("Test")
+    file_name = uri.rsplit("/", 1)[-1]
+    return (
+        is_test_file(file_name)
+        and file_name != "conftest.py"
+        and parts[-1].startswith("test")
+        and (len(parts) == 1 or in_test_class)
+    )
+
+
 def register(server: SelfDebugServer) -> None:
     @server.feature(TEXT_DOCUMENT_CODE_ACTION, CodeActionOptions(code_action_kinds=[KIND]))
     def code_actions(ls: SelfDebugServer, params: CodeActionParams) -> list[CodeAction] | None:
@@ -84,4 +109,8 @@ def register(server: SelfDebugServer) -> None:
             return None
         if location is None:
             return None
-        return function_actions(uri, document.version, location.qualname, location.name)
+        actions = function_actions(uri, document.version, location.qualname, location.name)
+        if is_test_function(uri, location.qualname):
+            failure = failure_action(uri, document.version, location.qualname, location.name)
+            actions.insert(0, failure)  # on a test, its failure is what the user wants debugged
+        return actions

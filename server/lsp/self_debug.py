@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from lsprotocol.types import MessageType, ShowDocumentParams
@@ -31,7 +33,7 @@ from selfdebug.server.lsp.configuration import fetch_settings
 from selfdebug.server.lsp.diagnostics import FunctionSpan, suspicious_diagnostics
 from selfdebug.server.lsp.edits import FunctionSnapshot, moved_since_request
 from selfdebug.server.lsp.fix_delivery import deliver_fix, propose_fix
-from selfdebug.server.lsp.planning import TestPlan, plan_job
+from selfdebug.server.lsp.planning import Isolation, TestPlan, plan_job
 from selfdebug.server.lsp.progress import JobProgress
 from selfdebug.server.lsp.run_tests import show_failures
 from selfdebug.server.lsp.runners import RunnerPool
@@ -81,11 +83,11 @@ async def self_debug(
         job = await JobProgress.start(ls, f"Self-debug `{snapshot.qualname}`", "finding tests")
         return await _self_debug(ls, snapshot, settings, target.mode, job, propose)
     except Cancelled:
-        return _send_report(ls, _plain_report(snapshot, "cancelled", "cancelled by the user"), None)
+        return send_report(ls, plain_report(snapshot, "cancelled", "cancelled by the user"), None)
     except Exception as error:
         logger.exception("self-debug of %s failed", snapshot.qualname)
         ls.show(f"self-debug of `{snapshot.qualname}` failed: {error}", MessageType.Error)
-        return _send_report(ls, _plain_report(snapshot, "error", str(error)), None)
+        return send_report(ls, plain_report(snapshot, "error", str(error)), None)
     finally:
         ls.session_running = False
         if job is not None:
@@ -101,42 +103,120 @@ async def _self_debug(
     propose: bool,
 ) -> dict[str, Any]:
     isolation, plan = await plan_job(ls, snapshot, settings, job)
-    source = snapshot.source.decode("utf-8")
-    if (mode or settings.mode) == "search":  # no model call: none is loaded
+    backend = await load_backend(ls, settings, mode, job)
+    chosen, guarded, note = plan.for_session()
+    found_by = f"{plan.found_by}; {note}" if note else plan.found_by
+    folder = report.new_session_dir(snapshot.qualname)
+    wider = default_wider_tests(chosen + guarded)
+    run = SessionRun(snapshot, plan.project_root, chosen, wider, folder)
+    result = await run_engine(ls, settings, backend, mode, job, run, found_by)
+    job.end(result.summary())
+    return await conclude(ls, settings, isolation, propose, run, result)
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionRun:
+    """One session's function and tests, as the engine gets them."""
+
+    snapshot: FunctionSnapshot
+    project_root: Path
+    tests: list[str]
+    wider_tests: list[str]
+    folder: Path  # the report and the transcript
+
+    @classmethod
+    def of(cls, snapshot: FunctionSnapshot, root: Path, tests: list[str]) -> SessionRun:
+        """A session on `tests`, guarded by their whole files."""
+        folder = report.new_session_dir(snapshot.qualname)
+        return cls(snapshot, root, tests, default_wider_tests(tests), folder)
+
+
+async def load_backend(
+    ls: SelfDebugServer, settings: ServerSettings, mode: Mode | None, job: JobProgress
+) -> Backend:
+    """The session's model, loaded off the event loop; none for `search` (no model call)."""
+    if (mode or settings.mode) == "search":
         from selfdebug.server.backends.no_model import NoModelBackend
 
-        backend: Backend = NoModelBackend()
-    else:
-        job.report("loading the model", 1)
-        backend = await ls.in_worker(ls.backends.get, backend_settings(settings))
-    folder = report.new_session_dir(snapshot.qualname)
-    chosen, guarded, note = plan.for_session()
+        return NoModelBackend()
+    job.report("loading the model", 1)
+    return await ls.in_worker(ls.backends.get, backend_settings(settings))
+
+
+def session_request(
+    settings: ServerSettings, mode: Mode | None, run: SessionRun, found_by: str
+) -> DebugRequest:
+    """The engine's request for the editor's text of the function."""
+    snapshot = run.snapshot
     request = debug_request(
         settings,
         file=snapshot.path,
         qualname=snapshot.qualname,
-        project_root=plan.project_root,
-        tests=chosen,
-        wider_tests=default_wider_tests(chosen + guarded),
+        project_root=run.project_root,
+        tests=run.tests,
+        wider_tests=run.wider_tests,
         mode=mode,
-        source_override=source,
-        transcript_path=folder / "transcript.jsonl",
+        source_override=snapshot.source.decode("utf-8"),
+        transcript_path=run.folder / "transcript.jsonl",
     )
-    found_by = f"{plan.found_by}; {note}" if note else plan.found_by
-    request = dataclasses.replace(request, tests_found_by=found_by)
-    result = await ls.in_worker(
-        debug,
-        settings,
-        request,
-        backend,
-        runners=ls.runners,
-        progress=_progress_sink(ls, snapshot, plan, job),
-        cancel=job.cancel,
-    )
-    job.end(result.summary())
-    show_suspicious(ls, snapshot, result)
+    return dataclasses.replace(request, tests_found_by=found_by)
+
+
+async def run_engine(
+    ls: SelfDebugServer,
+    settings: ServerSettings,
+    backend: Backend,
+    mode: Mode | None,
+    job: JobProgress,
+    run: SessionRun,
+    found_by: str,
+) -> DebugResult:
+    """The engine's session in a worker thread; see `session_runner`."""
+    run_session = session_runner(ls, settings, backend, job, run)
+    return await ls.in_worker(run_session, session_request(settings, mode, run, found_by))
+
+
+def session_runner(
+    ls: SelfDebugServer,
+    settings: ServerSettings,
+    backend: Backend,
+    job: JobProgress,
+    run: SessionRun,
+) -> Callable[[DebugRequest], DebugResult]:
+    """A blocking call that runs a request of `run`'s function on a warm runner (call it in a
+    worker thread): its first run of the tests goes to the diagnostics, its suspicious lines
+    after it."""
+    loop = asyncio.get_running_loop()
+    plan = TestPlan(run.project_root, run.tests)
+    progress = _progress_sink(ls, run.snapshot, plan, job)
+
+    def run_session(request: DebugRequest) -> DebugResult:
+        result = debug(
+            settings, request, backend, runners=ls.runners, progress=progress, cancel=job.cancel
+        )
+        loop.call_soon_threadsafe(show_suspicious, ls, run.snapshot, result)
+        return result
+
+    return run_session
+
+
+async def conclude(
+    ls: SelfDebugServer,
+    settings: ServerSettings,
+    isolation: Isolation,
+    propose: bool,
+    run: SessionRun,
+    result: DebugResult,
+    *,
+    why: str = "",
+) -> dict[str, Any]:
+    """The fix to the editor (applied after confirmation, or proposed for review) and the
+    session report; `why`: why this function was chosen, said first in the report."""
+    snapshot = run.snapshot
     session_report = report.from_result(snapshot.uri, snapshot.qualname, result)
     session_report.isolation, session_report.isolation_warning = isolation.label, isolation.warning
+    if why:
+        session_report.summary = f"{why}. {session_report.summary}"
     proposed: proposal.FixProposal | None = None
     if result.success and propose:
         proposed = propose_fix(ls, snapshot, result)
@@ -144,8 +224,8 @@ async def _self_debug(
     elif result.success:
         session_report.applied, note = await deliver_fix(ls, snapshot, result)
         session_report.note = note or session_report.note
-    report.write_markdown(session_report, folder)
-    answer = _send_report(ls, session_report, settings.show_report)
+    report.write_markdown(session_report, run.folder)
+    answer = send_report(ls, session_report, settings.show_report)
     if propose:
         answer["evidence"] = proposal.fix_evidence(result)
         answer["proposal"] = proposed.to_json() if proposed else None
@@ -194,7 +274,7 @@ def debug(
         return run_session(request, backend, runner=runner, progress=progress, cancel=cancel)
 
 
-def _plain_report(snapshot: FunctionSnapshot, stop_reason: str, note: str) -> report.SessionReport:
+def plain_report(snapshot: FunctionSnapshot, stop_reason: str, note: str) -> report.SessionReport:
     return report.SessionReport(
         uri=snapshot.uri,
         qualname=snapshot.qualname,
@@ -208,7 +288,7 @@ def _plain_report(snapshot: FunctionSnapshot, stop_reason: str, note: str) -> re
     )
 
 
-def _send_report(
+def send_report(
     ls: SelfDebugServer, session_report: report.SessionReport, show_document: bool | None
 ) -> dict[str, Any]:
     if not session_report.markdown:

@@ -162,9 +162,12 @@ def create_server() -> SelfDebugServer:
         lifecycle,
         run_tests,
         self_debug,
+        self_debug_failure,
     )
 
     server = SelfDebugServer()
-    for feature in (lifecycle, configuration, code_actions, run_tests, self_debug, document_sync):
+    features = (lifecycle, configuration, code_actions, run_tests, self_debug, self_debug_failure,
+                document_sync)  # fmt: skip
+    for feature in features:
         feature.register(server)
     return server
