@@ -10,7 +10,11 @@ host). scripts/vscode/e2e.mjs walks the user's path and screenshots each step:
   `mean` -> a cancellable progress notification naming the turn and the mode -> a diff editor
   titled with the function and the evidence, Accept/Discard buttons, the explanation beside it
   (nothing on disk yet) -> Discard (notification) -> file unchanged; self-debug again, typing in
-  the file meanwhile -> Ctrl+Enter (Accept) refused with a message; revert; Ctrl+. -> click
+  the file meanwhile -> Ctrl+Enter (Accept) refused with a message; revert; in the test file,
+  Ctrl+. on a failing test -> "Self-debug the failure of `test_mean_of_two`" -> the review of
+  `mean`'s fix in stats.py -> Discard; the same from the Testing view's context menu on the test's
+  item (a small test controller of the e2e's own: tests/fixtures/vscode/test-items-extension)
+  -> Discard; Ctrl+. -> click
   "Self-debug `mean`" -> click Accept -> the fix on disk (2 clicks); show the last explanation;
   self-debug `median` and Cancel it from the notification -> no review, file unchanged; set a
   missing interpreter -> the server restarts and fails with a message naming the install command;
@@ -144,6 +148,8 @@ def test_fix_in_vscode(tmp_path: Path) -> None:
         "discarded",
         "stale-refused",
         "reverted",
+        "failure-code-action",
+        "failure-testing-view",
         "code-action-review",
         "accepted",
         "explanation",

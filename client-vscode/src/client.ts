@@ -16,9 +16,15 @@ import { installCommand, preflight, preflightMessage, serverExecutable } from '.
 import { ProgressNotifications } from './progressNotification';
 import { parseSessionReport, SESSION_REPORT_METHOD } from './report';
 import { folderFor, readServerSettings, SECTION } from './settings';
-import { SERVER_PROPOSE_FIX, SERVER_SELF_DEBUG } from './commands';
+import { SERVER_DEBUG_FAILURE, SERVER_PROPOSE_FAILURE_FIX, SERVER_PROPOSE_FIX, SERVER_SELF_DEBUG } from './commands';
 import type { FixReview } from './fixReview';
 import type { ReportView } from './reportView';
+
+// A code action's command that applies a fix -> the one that proposes it (for the review diff).
+const PROPOSING: Record<string, string | undefined> = {
+    [SERVER_SELF_DEBUG]: SERVER_PROPOSE_FIX,
+    [SERVER_DEBUG_FAILURE]: SERVER_PROPOSE_FAILURE_FIX,
+};
 import type { SessionStatusBar } from './statusBar';
 
 const CLIENT_ID = 'selfdebug';
@@ -125,13 +131,15 @@ export class ServerController implements vscode.Disposable {
             // the server then pulls the settings again, answered by `configuration` below.
             synchronize: { configurationSection: SECTION },
             middleware: {
-                // "Self-debug `f`" (a code action's command): ask for a proposal instead of an
-                // applied edit, and open it as a diff to accept or discard (fixReview.ts).
+                // "Self-debug `f`" and "Self-debug the failure of `test_x`" (code actions'
+                // commands): ask for a proposal instead of an applied edit, and open it as a
+                // diff to accept or discard (fixReview.ts).
                 executeCommand: async (command, args, next) => {
-                    if (command !== SERVER_SELF_DEBUG) {
+                    const proposing = PROPOSING[command];
+                    if (!proposing) {
                         return next(command, args);
                     }
-                    const answer = await next(SERVER_PROPOSE_FIX, args);
+                    const answer = await next(proposing, args);
                     await this.review.open(answer);
                     return answer;
                 },

@@ -1,7 +1,7 @@
 /** Entry point: wires the server, the commands, the status bar and the report view together. */
 import * as vscode from 'vscode';
 import { ServerController } from './client';
-import { runAtCursor, SERVER_PROPOSE_FIX, SERVER_RUN_TESTS } from './commands';
+import { runAtCursor, runOnTestItem, SERVER_PROPOSE_FIX, SERVER_RUN_TESTS } from './commands';
 import { ACCEPT_COMMAND, DISCARD_COMMAND, FixReview } from './fixReview';
 import { onPythonInterpreterChanged } from './interpreter';
 import { ReportView } from './reportView';
@@ -26,6 +26,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         controller,
         vscode.commands.registerCommand('selfdebug.selfDebugAtCursor', async () =>
             review.open(await runAtCursor(controller, SERVER_PROPOSE_FIX)),
+        ),
+        vscode.commands.registerCommand('selfdebug.debugTestFailure', async (item?: vscode.TestItem) =>
+            review.open(await runOnTestItem(controller, item)),
         ),
         vscode.commands.registerCommand(ACCEPT_COMMAND, () => review.accept()),
         vscode.commands.registerCommand(DISCARD_COMMAND, () => review.discard()),

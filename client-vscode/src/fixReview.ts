@@ -96,8 +96,15 @@ export class FixReview implements vscode.TextDocumentContentProvider, vscode.Dis
             return false;
         }
         const { proposal } = review;
-        const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === review.document.toString());
-        const reason = staleReason(proposal, document?.version);
+        let document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === review.document.toString());
+        if (!document && proposal.version === null) {
+            // made from the file on disk (a function found from a failing test): open it now
+            document = await vscode.workspace.openTextDocument(review.document).then(
+                (opened) => opened,
+                () => undefined,
+            );
+        }
+        const reason = staleReason(proposal, document?.version, document?.getText());
         if (reason || !document) {
             await this.close();
             void vscode.window.showErrorMessage(refusalMessage(proposal, reason ?? 'the document is not open'));

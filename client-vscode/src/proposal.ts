@@ -97,8 +97,12 @@ export function reviewTitle(proposal: FixProposal): string {
     return `Self-debug fix for \`${proposal.qualname}\`: ${proposal.evidence}`;
 }
 
-/** Why Accept must be refused now, or undefined (the wording of the server's refusal). */
-export function staleReason(proposal: FixProposal, documentVersion: number | undefined): string | undefined {
+/**
+ * Why Accept must be refused now, or undefined (the wording of the server's refusal). A proposal
+ * without a version was made from the file on disk (the editor did not have it open, as for a
+ * function found from a failing test): its text must still be the one the session read.
+ */
+export function staleReason(proposal: FixProposal, documentVersion: number | undefined, documentText?: string): string | undefined {
     if (proposal.staleReason) {
         return proposal.staleReason;
     }
@@ -107,6 +111,9 @@ export function staleReason(proposal: FixProposal, documentVersion: number | und
     }
     if (proposal.version !== null && documentVersion !== proposal.version) {
         return `the document changed during the session (version ${proposal.version} -> ${documentVersion})`;
+    }
+    if (proposal.version === null && documentText !== undefined && documentText !== proposal.original) {
+        return 'the file changed during the session';
     }
     return undefined;
 }

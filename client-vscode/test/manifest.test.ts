@@ -42,16 +42,25 @@ describe('package.json contributes', () => {
         assert.deepEqual(properties['selfdebug.backend'].enum, ['llama', 'openai']);
     });
 
-    test('the six commands are contributed', () => {
+    test('the seven commands are contributed', () => {
         const commands = manifest.contributes.commands.map((c: { command: string; title: string }) => [c.command, c.title]);
         assert.deepEqual(commands, [
             ['selfdebug.selfDebugAtCursor', 'Self-debug function at cursor'],
             ['selfdebug.runTestsAtCursor', 'Run tests for function at cursor'],
+            ['selfdebug.debugTestFailure', 'Self-debug the failure of this test'],
             ['selfdebug.showLastExplanation', 'Show last explanation'],
             ['selfdebug.restartServer', 'Restart server'],
             ['selfdebug.acceptFix', 'Accept fix'],
             ['selfdebug.discardFix', 'Discard fix'],
         ]);
+    });
+
+    test("a test item's context menu in the Testing view offers its failure, the palette does not", () => {
+        assert.deepEqual(manifest.contributes.menus['testing/item/context'], [
+            { command: 'selfdebug.debugTestFailure', group: 'selfdebug@1' },
+        ]);
+        const palette = manifest.contributes.menus.commandPalette.find((m: { command: string }) => m.command === 'selfdebug.debugTestFailure');
+        assert.equal(palette?.when, 'false'); // it needs a test item: from the menu only
     });
 
     test('Accept and Discard: title buttons and shortcuts in the review diff only', () => {

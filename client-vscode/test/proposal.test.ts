@@ -82,6 +82,12 @@ describe('fix proposal (selfdebug.proposeFix)', () => {
         assert.match(offerMessage(known), /Accept will be refused/);
     });
 
+    test('a proposal made from the file on disk is refused once the file changed', () => {
+        const fromDisk = parseProposal(answer({ version: null }))!;
+        assert.equal(staleReason(fromDisk, 1, fromDisk.original), undefined);
+        assert.equal(staleReason(fromDisk, 1, `${fromDisk.original}# edited\n`), 'the file changed during the session');
+    });
+
     test('warnings are part of the offer', () => {
         const proposal = parseProposal(answer({ warnings: ['the candidate newly uses subprocess'] }))!;
         assert.match(offerMessage(proposal), /Warning: the candidate newly uses subprocess\./);

@@ -39,6 +39,8 @@ const { values: opts } = parseArgs({
         chromium: { type: 'string', default: '/usr/bin/chromium' },
         'keep-profile': { type: 'boolean', default: false },
         'docs-shot': { type: 'string', default: '' }, // also save the review step's picture here
+        // an unpacked extension that owns test items (the Testing view's context menu needs one)
+        'test-items-extension': { type: 'string', default: join(repoRoot, 'tests', 'fixtures', 'vscode', 'test-items-extension') },
     },
 });
 if (!opts.workspace || !opts.python) {
@@ -235,6 +237,9 @@ try {
     }
 
     await step('install-vsix', async () => {
+        // An unpacked folder named publisher.name-version is loaded at start, if it is there
+        // before the first install writes extensions.json (a folder it does not list is removed).
+        cpSync(opts['test-items-extension'], join(extensions, 'selfdebug-e2e.test-items-0.0.1'), { recursive: true });
         await runCodeServerCli(['--extensions-dir', extensions, '--user-data-dir', userData, '--install-extension', resolve(opts.vsix)], env);
         const installed = readdirSync(extensions).filter((n) => n.startsWith('selfdebug.selfdebug-'));
         if (installed.length !== 1) {
@@ -400,6 +405,49 @@ try {
         await runCommand('File: Revert File');
         await page.locator('.monaco-editor .view-line', { hasText: 'edited meanwhile' }).first().waitFor({ state: 'detached' });
         await runCommand('Notifications: Clear All Notifications');
+    });
+
+    // From a failing test: the code action on the test function, then the Testing view's
+    // context menu on its item; both review a fix of `mean` in stats.py (then discarded).
+    await step('failure-code-action', async () => {
+        await page.keyboard.press('Control+P');
+        const quickOpen = page.locator('.quick-input-widget input');
+        await quickOpen.fill('test_stats.py');
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'test_stats.py' }).first().click();
+        await page.locator('.tabs-container .tab', { hasText: 'test_stats.py' }).first().waitFor();
+        await clickLine('assert mean([1, 3]) == 2');
+        await page.keyboard.press('Control+.');
+        const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Self-debug the failure of `test_mean_of_two`' }).first();
+        await action.waitFor();
+        await action.click();
+        await reviewOpens('mean');
+        await page.locator('.notifications-toasts .notification-toast', { hasText: 'ready to review' }).first().waitFor();
+        await clickOffer('Discard');
+        await reviewTab.first().waitFor({ state: 'detached' });
+        if (fileOnDisk() !== original) {
+            throw new Error('the failure\'s fix changed the file before it was accepted');
+        }
+        await runCommand('Notifications: Clear All Notifications');
+    });
+
+    await step('failure-testing-view', async () => {
+        await runCommand('Testing: Focus on Test Explorer View');
+        const item = page.locator('.monaco-list-row', { hasText: 'test_mean_of_two' }).first();
+        await item.waitFor();
+        await item.click({ button: 'right' });
+        const entry = page.locator('.context-view .action-item', { hasText: 'Self-debug the failure of this test' }).first();
+        await entry.waitFor();
+        await entry.click();
+        await reviewOpens('mean');
+        await clickOffer('Discard');
+        await reviewTab.first().waitFor({ state: 'detached' });
+        if (fileOnDisk() !== original) {
+            throw new Error('the failure\'s fix changed the file before it was accepted');
+        }
+        await runCommand('Notifications: Clear All Notifications');
+        await runCommand('View: Close Primary Side Bar');
+        await fileTab.click();
+        await page.locator('.monaco-editor .view-line', { hasText: 'len(xs) + 1' }).first().waitFor();
     });
 
     await step('code-action-review', async () => {
