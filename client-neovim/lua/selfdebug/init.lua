@@ -103,6 +103,11 @@ function M.stale_reason(review)
   if type(proposal.version) == 'number' and now ~= proposal.version then
     return ('the buffer changed during the session (version %d -> %d)'):format(proposal.version, now)
   end
+  -- no version: the session read the file from disk (a function found from a failing test)
+  local text = table.concat(vim.api.nvim_buf_get_lines(review.bufnr, 0, -1, false), '\n') .. '\n'
+  if type(proposal.version) ~= 'number' and text ~= proposal.original then
+    return 'the file changed during the session'
+  end
   return nil
 end
 
@@ -216,10 +221,17 @@ function M.open_review(proposal, bufnr, client_id)
   }
 end
 
---- `selfdebug.proposeFix` for `argument` ({uri, qualname | position, version?, mode?}); the
---- answer opens the diff preview (the server applies nothing).
-function M.propose(argument, bufnr, client)
-  local params = { command = 'selfdebug.proposeFix', arguments = { argument } }
+-- A command that applies a fix -> the one that proposes it (the server applies nothing).
+local PROPOSING = {
+  ['selfdebug.selfDebug'] = 'selfdebug.proposeFix',
+  ['selfdebug.debugFailure'] = 'selfdebug.proposeFailureFix',
+}
+
+--- `selfdebug.proposeFix` (or `command`'s proposing form) for `argument` ({uri, qualname |
+--- position, version?, mode?}); the answer opens the diff preview of the file the fix is in
+--- (from a failing test, another file than the test's, loaded if it is not).
+function M.propose(argument, bufnr, client, command)
+  local params = { command = PROPOSING[command or 'selfdebug.selfDebug'], arguments = { argument } }
   client:request('workspace/executeCommand', params, function(err, result)
     if err then
       vim.notify('selfdebug: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
@@ -228,7 +240,9 @@ function M.propose(argument, bufnr, client)
     if not (result and type(result.proposal) == 'table') then
       return -- no fix: the session report said why
     end
-    M.open_review(result.proposal, bufnr, client.id)
+    local target = vim.uri_to_bufnr(result.proposal.uri)
+    vim.fn.bufload(target)
+    M.open_review(result.proposal, target, client.id)
   end, bufnr)
 end
 
@@ -249,9 +263,9 @@ function M.run_at_cursor(command, mode)
   if mode and mode ~= '' then
     argument.mode = mode
   end
-  if command == 'selfdebug.selfDebug' then
+  if PROPOSING[command] then
     argument.version = vim.lsp.util.buf_versions[bufnr]
-    M.propose(argument, bufnr, client)
+    M.propose(argument, bufnr, client, command)
     return
   end
   client:exec_cmd({ title = command, command = command, arguments = { argument } }, { bufnr = bufnr })
@@ -278,13 +292,15 @@ function M.setup(opts)
   })
   -- The code actions' "Self-debug `f`" runs here, in the client: it asks the server for a
   -- proposal (selfdebug.proposeFix) and opens the diff preview instead of applying the fix.
+  local function proposing(command, context)
+    local client = vim.lsp.get_client_by_id(context.client_id)
+    if client then
+      M.propose(command.arguments[1], context.bufnr, client, command.command)
+    end
+  end
   config.commands = vim.tbl_extend('force', config.commands or {}, {
-    ['selfdebug.selfDebug'] = function(command, context)
-      local client = vim.lsp.get_client_by_id(context.client_id)
-      if client then
-        M.propose(command.arguments[1], context.bufnr, client)
-      end
-    end,
+    ['selfdebug.selfDebug'] = proposing,
+    ['selfdebug.debugFailure'] = proposing, -- "Self-debug the failure of `test_x`"
   })
   vim.lsp.config('selfdebug', config)
   vim.lsp.enable('selfdebug')
@@ -292,6 +308,9 @@ function M.setup(opts)
   vim.api.nvim_create_user_command('SelfDebug', function(args)
     M.run_at_cursor('selfdebug.selfDebug', args.args)
   end, { nargs = '?', desc = 'Self-debug the function under the cursor [mode]' })
+  vim.api.nvim_create_user_command('SelfDebugFailure', function(args)
+    M.run_at_cursor('selfdebug.debugFailure', args.args)
+  end, { nargs = '?', desc = 'Self-debug the failure of the test under the cursor [mode]' })
   vim.api.nvim_create_user_command('SelfDebugTests', function()
     M.run_at_cursor('selfdebug.runTests')
   end, { desc = 'Run the tests of the function under the cursor' })
