@@ -169,22 +169,20 @@ def _model_plan_only(project, transcript):
     )
 
 
-def test_auto_stops_after_a_whole_function_turn_without_gain(project, runner, tmp_path):
-    """docs/MODES.md: after the search and the local edits, one `ut` turn; no gain -> the plan
-    is spent and the session ends, turns left or not (`explain` after it did not pay)."""
+def test_auto_stops_after_two_whole_function_turns_without_gain(project, runner, tmp_path):
+    """docs/MODES.md: after the search and the local edits, `ut`; two turns in a row without
+    gain -> the plan is spent and the session ends, turns left or not (`explain` after it did
+    not pay); the second turn is shown the first one's real results."""
     transcript = tmp_path / "auto.jsonl"
     backend = ScriptedBackend([reply(FROM_TWO)])  # never gains
-    result = run_session(
-        _model_plan_only(project, transcript),
-        backend,
-        runner=runner,
-    )
-    assert result.stop_reason == "no_improvement" and result.model_calls == 1
-    (first,) = prompts(backend)
+    result = run_session(_model_plan_only(project, transcript), backend, runner=runner)
+    assert result.stop_reason == "no_improvement" and result.model_calls == 2
+    first, second = prompts(backend)
     assert "Find the bug that makes these tests fail" in first
     assert "automatic tracing" not in first  # probe is no longer part of auto
+    assert "range(2, n + 1)" in second  # the first answer, with its results, is shown
     events = read_transcript(transcript)
-    assert [e["mode"] for e in events if e["event"] == "model_call"] == ["ut"]
+    assert [e["mode"] for e in events if e["event"] == "model_call"] == ["ut", "ut"]
     assert result.mode == "ut"
 
 
