@@ -166,3 +166,60 @@ def test_a_request_says_how_its_tests_were_found(textkit: Path) -> None:
     request = build_request(textkit / "textkit" / "split.py", "split_iter", cwd=textkit)
     assert "tests/test_wrapper.py::test_split_two" in request.tests
     assert request.tests_found_by.startswith("3 tests execute `split_iter` (found by running")
+
+
+# A view class the library's own code builds (as a container builds a proxy in __delitem__):
+# its one test that names it passes; the failing test reaches it only through `Shelf.label`.
+SHELF = """class _Label:
+    def __init__(self, shelf, key):
+        self.shelf, self.key = shelf, key
+
+    def text(self):
+        return f"{self.key}: {max(len(self.shelf.items[self.key]) - 1, 0)}"
+
+
+class Shelf:
+    def __init__(self):
+        self.items = {}
+
+    def put(self, key, value):
+        self.items.setdefault(key, []).append(value)
+
+    def label(self, key):
+        return _Label(self, key)
+"""
+NAMES_IT = """from shelf import _Label, Shelf
+
+
+def test_label_of_an_empty_key_name():
+    shelf = Shelf()
+    shelf.items["a"] = []
+    assert _Label(shelf, "a").text() == "a: 0"
+"""
+REACHES_IT = """from shelf import Shelf
+
+
+def test_label_counts_the_items():
+    shelf = Shelf()
+    shelf.put("books", 1)
+    shelf.put("books", 2)
+    assert shelf.label("books").text() == "books: 2"
+"""
+
+
+def test_a_failing_test_beyond_the_files_that_name_the_function_is_found(tmp_path: Path) -> None:
+    """Issue 35 item 4: the files that name `_Label.text` hold no failing test of it, so
+    discovery goes on through the rest of the suite and finds the one that fails."""
+    root = tmp_path / "shelf"
+    (root / "tests").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
+    (root / "shelf.py").write_text(SHELF)
+    (root / "tests" / "test_label.py").write_text(NAMES_IT)
+    (root / "tests" / "test_shelf.py").write_text(REACHES_IT)
+    cache = DiscoveryCache(tmp_path / "cache")
+    found = discover_tests(root, root / "shelf.py", "_Label.text", cache=cache)
+    assert found.failing == ["tests/test_shelf.py::test_label_counts_the_items"]
+    assert "tests/test_label.py::test_label_of_an_empty_key_name" in found.nodeids
+    assert found.summary().startswith(
+        "2 tests execute `_Label.text`, 1 failing (found by running 2"
+    )

@@ -8,8 +8,10 @@ Running the candidate test files once, with the target's function starts counted
 transitive callers included.
 
 Bounded: the files with static evidence run first, then the others that name something that
-reaches the target, nearest first (when no file names it: every test file, nearest first); the
-whole run has a time budget, a hung test is killed by the watchdog and the rest continue. The
+reaches the target, nearest first (when no file names it: every test file, nearest first); when
+no test of those that execute it fails, the rest of the suite, nearest first, for one that does
+(self-debugging a function whose linked tests pass would answer "already pass"); the whole run
+has a time budget, a hung test is killed by the watchdog and the rest continue. The
 answer is cached in the user's cache folder (discovery_cache.py), so the editor's second request
 for the same function is instant. What was done is said in one line (`Discovery.summary`):
 "3 tests execute `split_iter` (found by running 29 test files, 4.1 s; cached)".
@@ -250,6 +252,12 @@ def discover_tests(
         args = files_to_run(paths, project_root, file)
         left = budget_s - (time.monotonic() - started)
         run = run_for_calls(runner, file, location, args, budget_s=max(left, 1.0), cancel=cancel)
+        if not _fails(run) and not run.out_of_time and not run.error:
+            left = budget_s - (time.monotonic() - started)
+            rest = [p for p in files_to_run([], project_root, file) if p not in args]
+            further = _further(runner, file, location, rest, left, cancel)
+            if further is not None:
+                run, args = _joined(run, further), args + rest
         static = rank_collected(target, qualname, project_root, run.collected, args)
         found = _choose(static, run, qualname, project_root, args)
         found.seconds = time.monotonic() - started
@@ -268,6 +276,51 @@ def discover_tests(
     finally:
         if own:
             runner.close()
+
+
+FAILED = ("failed", "error", "timeout")
+
+
+def _fails(run: CallRun) -> bool:
+    """Some test that executed the target failed."""
+    return any(run.outcomes.get(nodeid) in FAILED for nodeid in run.calls)
+
+
+def _further(
+    runner: ProjectRunner,
+    file: Path,
+    location: FunctionLocation,
+    rest: list[str],
+    budget_s: float,
+    cancel: CancelToken | None,
+) -> CallRun | None:
+    """The rest of the suite, nearest first, in what is left of the budget, when the files
+    that name the target hold no failing test of it: a class only the library's own code
+    builds (a proxy made inside a container's method) is reached by tests that never name it.
+    Its answer only when a test there that executes the target fails; else None (the first
+    answer stands: the tests that name the function pass)."""
+    if not rest or budget_s < 1.0:
+        return None
+    further = run_for_calls(runner, file, location, rest, budget_s=budget_s, cancel=cancel)
+    return further if _fails(further) else None
+
+
+def _joined(first: CallRun, second: CallRun) -> CallRun:
+    """Two runs of disjoint files as one."""
+    collected = CollectResult(
+        first.collected.items + second.collected.items,
+        first.collected.errors + second.collected.errors,
+        first.collected.isolation,
+        error=first.collected.error or second.collected.error,
+    )
+    return CallRun(
+        calls={**first.calls, **second.calls},
+        outcomes={**first.outcomes, **second.outcomes},
+        collected=collected,
+        seconds=first.seconds + second.seconds,
+        out_of_time=second.out_of_time,
+        error=first.error or second.error,
+    )
 
 
 def _from_cache(answer: dict[str, Any]) -> Discovery:
@@ -332,9 +385,7 @@ def _choose(
         files_run=files_run,
         tests_run=len(run.outcomes),
         static_count=len(static.candidates),
-        failing=[
-            c.nodeid for c in chosen if run.outcomes.get(c.nodeid) in ("failed", "error", "timeout")
-        ],
+        failing=[c.nodeid for c in chosen if run.outcomes.get(c.nodeid) in FAILED],
         warnings=static.warnings,
         note=note,
     )
