@@ -336,3 +336,18 @@ def test_lines_that_tie_with_the_last_top_line_are_all_edited():
            SuspiciousLine(3, 0.2, 1, 1, 1, 1)]  # fmt: skip
     edits = candidate_edits(target, cut, SearchSettings(top_lines=2))
     assert 3 not in {e.line for e in edits if e.edit_class == "arithmetic-operator"}
+
+
+def test_an_edit_that_makes_every_return_the_same_constant_is_not_tried():
+    """Seen from a failing test (toolz): `return False` -> `return True` in the test helper
+    `raises` passed every test, as a function that ignores its argument does."""
+    code = (
+        "def raises(err, lamda):\n    try:\n        lamda()\n        return False\n"
+        "    except err:\n        return True\n"
+    )
+    described = {(e.line, e.before, e.after) for e in generate_edits(code, 1, {4: 0, 6: 1})}
+    assert not any(line == 4 and after == "True" for line, _, after in described)
+    assert not any(line == 6 and after == "False" for line, _, after in described)
+    # a constant return beside a computed one may still change
+    other = "def f(x):\n    if x:\n        return x + 1\n    return 0\n"
+    assert (4, "0", "1") in {(e.line, e.before, e.after) for e in generate_edits(other, 1, {4: 0})}

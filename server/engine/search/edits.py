@@ -432,11 +432,15 @@ def _moved_bound(node: ast.expr, text: _Text) -> Iterator[Change]:
 def _degenerate(tree: ast.AST) -> int:
     """Constructs no one writes on purpose: a constant loop or branch condition, an operand
     compared with or subtracted from itself, the same argument twice, a type check of
-    arithmetic. An edit that adds one passes weak tests by luck (the anti-patterns of
-    search-based repair), so it is not tried."""
+    arithmetic, a function whose every return gives the same constant (it no longer depends
+    on its path: the "functionality deletion" that most plausible-but-wrong patches of
+    generate-and-validate repair were, Qi et al. 2015). An edit that adds one passes weak tests
+    by luck (the anti-patterns of search-based repair), so it is not tried."""
     count = 0
     for node in ast.walk(tree):
-        if isinstance(node, ast.If | ast.While | ast.IfExp):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            count += _constant_function(node)
+        elif isinstance(node, ast.If | ast.While | ast.IfExp):
             test = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
             count += isinstance(test, ast.Constant)
         elif isinstance(node, ast.Compare):
@@ -451,6 +455,24 @@ def _degenerate(tree: ast.AST) -> int:
             type_check = isinstance(node.func, ast.Name) and node.func.id in _TYPE_CHECKS
             count += type_check and bool(node.args) and isinstance(node.args[0], ast.BinOp)
     return count
+
+
+def _constant_function(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Two or more returns of its own, every one the same constant (`return True` twice)."""
+    returns = [n for n in _own_nodes(function) if isinstance(n, ast.Return)]
+    values = {ast.dump(r.value) if r.value else "None" for r in returns}
+    constant = all(r.value is None or isinstance(r.value, ast.Constant) for r in returns)
+    return len(returns) >= 2 and len(values) == 1 and constant
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's body, without those of the functions and classes in it."""
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 def generate_edits(
