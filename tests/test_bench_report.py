@@ -147,3 +147,25 @@ def test_candidates_are_counted_by_the_step_that_wrote_them() -> None:
     assert (stats.search_plausible, stats.search_plausible_but_wrong) == (2, 1)
     markdown = render_markdown(build_report(outcomes, ["auto"], {"max_turns": 1}))
     assert "| auto | 1 / 0 / 1 | 0 / 1 / 0 | 1 / 0 / 0 |" in markdown
+
+
+def test_resuming_a_function_given_run_in_from_failure_form_is_refused(tmp_path: Path) -> None:
+    record = {"backend": "llama", "model_path": "", "max_turns": 3, "samples": 1}
+    (tmp_path / CONFIG_FILE).write_text(json.dumps(record), encoding="utf-8")  # before the key
+    check_resumable(tmp_path, record | {"from_failure": False})
+    with pytest.raises(ConfigMismatch, match="from_failure"):
+        check_resumable(tmp_path, record | {"from_failure": True})
+
+
+def test_the_from_failure_form_reports_ranks_and_the_function_repaired() -> None:
+    rows = [
+        outcome("p/f", (1, 1), (4, 4), mode="search", real=True, from_failure_test="t.py::a",
+                suspect_rank=1, suspects_tried=1, repaired="p.py::f", verdict="correct"),
+        outcome("p/g", (0, 1), (0, 4), mode="search", real=True, from_failure_test="t.py::b",
+                suspect_rank=4, suspects_tried=3, repaired="p.py::h", has_candidate=False),
+    ]  # fmt: skip
+    text = render_markdown(build_report(rows, ["search"], {}))
+    assert "### From the failure (given only the failing test)" in text
+    assert "| search | p/f | t.py::a | 1 | 1 | p.py::f | fixed | correct |" in text
+    assert "| search | p/g | t.py::b | 4 | 3 | p.py::h | none | - |" in text
+    assert "search: 2 cases; the case's function ranked 1st 1, top 3 1, top 5 2; fixed 1" in text

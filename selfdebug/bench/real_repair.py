@@ -45,6 +45,7 @@ class RealRunOptions:
     model_call_deadline_s: float  # DebugRequest.model_call_deadline_s (0: none)
     transcript: Path | None
     python: Path | None = None  # use this interpreter as it is instead of project environments
+    from_failure: bool = False  # given only a failing test (real_from_failure.py)
 
 
 class _Environment:
@@ -69,7 +70,7 @@ class _Environment:
 
 
 @contextmanager
-def _environment(case: RealCase, clone: Path, options: RealRunOptions) -> Iterator[_Environment]:
+def environment(case: RealCase, clone: Path, options: RealRunOptions) -> Iterator[_Environment]:
     from selfdebug.bench.project_env import hold
 
     if options.python is not None:
@@ -79,7 +80,7 @@ def _environment(case: RealCase, clone: Path, options: RealRunOptions) -> Iterat
         yield _Environment(case, options, env)
 
 
-def _settings(python: Path, test_timeout_s: float) -> Any:
+def runner_settings(python: Path, test_timeout_s: float) -> Any:
     from selfdebug.server.runner import RunnerSettings
 
     return RunnerSettings(interpreter=str(python), test_timeout_s=test_timeout_s)
@@ -89,7 +90,12 @@ def solve_real_case(
     case: RealCase, options: RealRunOptions, backend: Backend, cancel: CancelToken
 ) -> ProblemOutcome:
     """Clone, install, discover, debug, score. A case that cannot be set up (clone, patch,
-    install) raises CaseError: a harness error, retried on resume, never a result."""
+    install) raises CaseError: a harness error, retried on resume, never a result. With
+    `options.from_failure`, the session is given only a failing test (real_from_failure.py)."""
+    if options.from_failure:
+        from selfdebug.bench.real_from_failure import solve_from_failure
+
+        return solve_from_failure(case, options, backend, cancel)
     from selfdebug.server.engine import run_session
     from selfdebug.server.engine.request import RequestError, build_request
     from selfdebug.server.runner import ProjectRunner
@@ -97,9 +103,9 @@ def solve_real_case(
     outcome = ProblemOutcome(mode=options.mode, id=case.id, source=case.source, real=True)
     with tempfile.TemporaryDirectory(prefix="selfdebug-real-") as tmp:
         work = clone_case(case, options.repos, Path(tmp) / "work" / case.checkout, buggy=True)
-        with _environment(case, work, options) as environment:
-            python = environment.prepare(work, options.env_cache)
-            settings = _settings(python, options.test_timeout_s)
+        with environment(case, work, options) as env:
+            python = env.prepare(work, options.env_cache)
+            settings = runner_settings(python, options.test_timeout_s)
             started = time.monotonic()
             try:
                 request = build_request(
@@ -133,21 +139,21 @@ def solve_real_case(
             finally:
                 runner.close()
             outcome.wall_seconds = round(time.monotonic() - started, 3)
-            _copy_result(outcome, result)
+            copy_result(outcome, result)
             outcome.visible_total = len(request.tests)
             if result.fixed_file is not None and result.stop_reason != "cancelled":
                 score = clone_case(
                     case, options.repos, Path(tmp) / "score" / case.checkout, buggy=True
                 )
                 (score / case.path).write_text(result.fixed_file, encoding="utf-8")
-                environment.install(score)
+                env.install(score)
                 scores = score_real(case, score, request.tests, settings, repos=options.repos)
                 for key, value in scores.items():
                     setattr(outcome, key, value)
     return outcome
 
 
-def _copy_result(outcome: ProblemOutcome, result: Any) -> None:
+def copy_result(outcome: ProblemOutcome, result: Any) -> None:
     outcome.record_session(result)
     before = result.chosen_before
     outcome.failing_found = before.total > 0 and before.passed < before.total

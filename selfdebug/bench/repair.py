@@ -60,7 +60,10 @@ VISIBLE_POLICY = (
     "visible_tests_failing (the first case the buggy code fails)"
 )
 # Settings that change the numbers: a resumed run must use the same ones.
-_FINGERPRINT_KEYS = ("backend", "model_path", "endpoint_url", "model_name", "max_turns", "samples")
+_FINGERPRINT_KEYS = (
+    "backend", "model_path", "endpoint_url", "model_name", "max_turns", "samples", "from_failure",
+)  # fmt: skip
+_NEW_KEYS = {"from_failure": False}  # fingerprint keys added later, with their old meaning
 
 Case = Problem | RealCase  # a one-file benchmark problem, or a real repository's bug
 BackendFactory = Callable[[Case], "Backend"]
@@ -84,6 +87,7 @@ class RepairConfig:
     repos: Path | None = None  # real cases: the folder holding their git checkouts
     env_cache: Path = DEFAULT_ENV_CACHE  # real cases: the projects' environments
     python: Path | None = None  # real cases: this interpreter as it is, no environments made
+    from_failure: bool = False  # real cases: given only a failing test (real_from_failure.py)
 
 
 class ConfigMismatch(ValueError):
@@ -106,6 +110,7 @@ def config_record(config: RepairConfig, backend_name: str) -> dict[str, Any]:
         "stall_s": settings.stall_s,  # a model call's limits (not a fingerprint: resumable)
         "call_deadline_s": settings.timeout_s,
         "visible_policy": VISIBLE_POLICY,
+        "from_failure": config.from_failure,
     }
 
 
@@ -121,7 +126,12 @@ def check_resumable(out: Path, record: dict[str, Any]) -> None:
     if not path.exists():
         return
     previous = json.loads(path.read_text(encoding="utf-8"))
-    changed = [k for k in _FINGERPRINT_KEYS if previous.get(k) != record.get(k)]
+
+    # a key newer than the run in `out` has its default there
+    def value(settings: dict[str, Any], key: str) -> Any:
+        return settings.get(key, _NEW_KEYS.get(key))
+
+    changed = [k for k in _FINGERPRINT_KEYS if value(previous, k) != value(record, k)]
     if changed:
         details = ", ".join(f"{k}: {previous.get(k)!r} -> {record.get(k)!r}" for k in changed)
         raise ConfigMismatch(
@@ -489,6 +499,7 @@ def _solve_real(
         model_call_deadline_s=_settings(config).timeout_s,
         transcript=transcript,
         python=config.python,
+        from_failure=config.from_failure,
     )
     return solve_real_case(case, options, backend, cancel)
 
@@ -515,6 +526,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         help="real cases: run every case with this interpreter (no environments are made)",
+    )
+    parser.add_argument(
+        "--from-failure",
+        action="store_true",
+        help="real cases: give each session only the case's first failing test, not the "
+        "function (the project's functions are ranked for it and the top suspects repaired)",
     )
     parser.add_argument(
         "--modes", default=DEFAULT_MODES, help=f"comma list (default {DEFAULT_MODES})"
@@ -555,6 +572,7 @@ def config_from_args(args: argparse.Namespace) -> RepairConfig:
         repos=args.repos,
         env_cache=args.env_cache,
         python=args.python,
+        from_failure=args.from_failure,
     )
 
 

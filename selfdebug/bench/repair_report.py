@@ -70,6 +70,11 @@ class ProblemOutcome:
     verdict: str = ""
     verdict_how: str = ""  # "same code as the reference", "same behaviour on 412 calls ..."
     differs_on: str = ""  # a plausible one's differing call and what each version did there
+    # "From the failure" form (real_from_failure.py): given only this failing test.
+    from_failure_test: str = ""
+    suspect_rank: int | None = None  # where the case's function ranked (None: not ranked)
+    suspects_tried: int = 0  # sessions run, best suspect first
+    repaired: str = ""  # the function the reported session worked on (file::qualname)
 
     @property
     def fixed_visible(self) -> bool:
@@ -309,6 +314,10 @@ def case_row(outcome: ProblemOutcome) -> dict[str, Any]:
         "stop_reason": outcome.stop_reason,
         "failed_calls": outcome.failed_calls,
         "why_no_failing_test": "" if outcome.failing_found else _why_not_found(outcome),
+        "from_failure_test": outcome.from_failure_test,
+        "suspect_rank": outcome.suspect_rank,
+        "suspects_tried": outcome.suspects_tried,
+        "repaired": outcome.repaired,
     }
 
 
@@ -318,6 +327,34 @@ def _why_not_found(outcome: ProblemOutcome) -> str:
     if outcome.discovery_note:
         return outcome.discovery_note.splitlines()[0][:300]
     return outcome.error[:300] or "no test found"
+
+
+def _from_failure_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Where each case's function ranked for its failing test, which function the proposed
+    session worked on, and how it ended; then the counts."""
+    lines = [
+        "| mode | case | failing test given | rank of the case's function | sessions "
+        "| function repaired | result | verdict | wall s |",
+        "| --- " * 9 + "|",
+    ]
+    for row in rows:
+        rank = row["suspect_rank"] if row["suspect_rank"] is not None else "-"
+        lines.append(
+            f"| {row['mode']} | {row['id']} | {row['from_failure_test']} | {rank} "
+            f"| {row['suspects_tried']} | {row['repaired'] or '-'} | {row['verdict']} "
+            f"| {row['judged'] or '-'} | {row['wall_seconds']:.0f} |"
+        )
+    for mode in sorted({row["mode"] for row in rows}):
+        mine = [r for r in rows if r["mode"] == mode]
+        ranks = [r["suspect_rank"] for r in mine]
+        within = {k: sum(r is not None and r <= k for r in ranks) for k in (1, 3, 5)}
+        fixed = sum(r["verdict"] == "fixed" for r in mine)
+        wall = sum(r["wall_seconds"] for r in mine) / len(mine)
+        lines.append(
+            f"\n{mode}: {len(mine)} cases; the case's function ranked 1st {within[1]}, top 3 "
+            f"{within[3]}, top 5 {within[5]}; fixed {fixed}; {wall:.0f} s a case"
+        )
+    return lines
 
 
 def _case_table(rows: list[dict[str, Any]]) -> list[str]:
@@ -513,6 +550,10 @@ def render_markdown(report: dict[str, Any]) -> str:
             "",
             *_case_table(report["cases"]),
         ]
+    from_failure = [r for r in report.get("cases", []) if r.get("from_failure_test")]
+    if from_failure:
+        lines += ["", "### From the failure (given only the failing test)", ""]
+        lines += _from_failure_table(from_failure)
     lines += ["", "### How the sessions ended", ""]
     for mode, stats in report["modes"].items():
         reasons = ", ".join(f"{k} {v}" for k, v in sorted(stats["stop_reasons"].items()))

@@ -1,0 +1,115 @@
+"""One real-bug case in "from the failure" form (issue 35 item 5): given only a failing test,
+as a user who runs `selfdebug fix --test NODEID` is.
+
+In a fresh clone with the bug and the project's own environment: the judge files run once to
+find the case's failing tests, and the first is all the session is told. The project's functions
+are ranked for its failure (engine/suspects/), the top suspects repaired in order under one
+time budget (suspects/repair.py), and the fix scored like a function-given one (the judge
+files, then the strict verdict against the upstream fix). The outcome also says where the
+case's function ranked and which function the fix changed.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from selfdebug.bench.real_cases import RealCase, clone_case
+from selfdebug.bench.repair_report import ProblemOutcome
+
+if TYPE_CHECKING:
+    from selfdebug.bench.real_repair import RealRunOptions
+    from selfdebug.server.backends.base import Backend
+    from selfdebug.server.cancel import CancelToken
+    from selfdebug.server.engine.suspects.rank import Suspect
+    from selfdebug.server.engine.types import DebugRequest, DebugResult
+
+
+def solve_from_failure(
+    case: RealCase, options: RealRunOptions, backend: Backend, cancel: CancelToken
+) -> ProblemOutcome:
+    """Clone, install, find the failing test, localize, repair the suspects, score."""
+    from selfdebug.bench.real_check import run_judge
+    from selfdebug.bench.real_repair import copy_result, environment, runner_settings, score_real
+    from selfdebug.server.engine.request import build_request
+    from selfdebug.server.engine.suspects.localize import localize_failure
+    from selfdebug.server.engine.suspects.repair import (
+        FAILURE_BUDGET_S,
+        repair_suspects,
+        reported,
+    )
+    from selfdebug.server.runner import ProjectRunner
+
+    outcome = ProblemOutcome(mode=options.mode, id=case.id, source=case.source, real=True)
+    with tempfile.TemporaryDirectory(prefix="selfdebug-real-") as tmp:
+        work = clone_case(case, options.repos, Path(tmp) / "work" / case.checkout, buggy=True)
+        with environment(case, work, options) as env:
+            python = env.prepare(work, options.env_cache)
+            settings = runner_settings(python, options.test_timeout_s)
+            judged = run_judge(case, work, python, options.test_timeout_s)
+            failing = [t.nodeid for t in judged.tests if not t.ok]
+            if not failing:
+                outcome.stop_reason = "no_tests"
+                outcome.discovery_note = "no judge test fails with the bug"
+                return outcome
+            outcome.from_failure_test = failing[0]
+            started = time.monotonic()
+            runner = ProjectRunner(work, settings)
+            try:
+                found = localize_failure(runner, work, [failing[0]], cancel=cancel)
+                outcome.discovery_seconds = round(time.monotonic() - started, 3)
+                targets = [s.target for s in found.suspects]
+                wanted = f"{case.path}::{case.qualname}"
+                outcome.suspect_rank = targets.index(wanted) + 1 if wanted in targets else None
+                outcome.discovery_note = found.error or "\n".join(found.table(5))
+
+                def build(suspect: Suspect) -> DebugRequest:
+                    return build_request(
+                        work / suspect.file,
+                        suspect.qualname,
+                        tests=found.failing,
+                        project_root=work,
+                        cwd=work,
+                        runner_settings=settings,
+                        mode=options.mode,
+                        max_turns=options.max_turns,
+                        samples=options.samples,
+                        test_timeout_s=options.test_timeout_s,
+                        model_stall_s=options.model_stall_s,
+                        model_call_deadline_s=options.model_call_deadline_s,
+                        transcript_path=options.transcript,
+                    )
+
+                def run(request: DebugRequest) -> DebugResult:
+                    from selfdebug.server.engine import run_session
+
+                    return run_session(request, backend, runner=runner, cancel=cancel)
+
+                # the bench's session timeout, when given, is the walk's one budget
+                budget = options.session_timeout_s or FAILURE_BUDGET_S
+                attempts = repair_suspects(found, build, run, budget_s=budget)
+            finally:
+                runner.close()
+            outcome.wall_seconds = round(time.monotonic() - started, 3)
+            outcome.suspects_tried = sum(a.result is not None for a in attempts)
+            shown = reported(attempts)
+            if shown is None or shown.result is None or shown.request is None:
+                outcome.stop_reason = "no_tests" if found.error else "no_suspect"
+                return outcome
+            result, request = shown.result, shown.request
+            copy_result(outcome, result)
+            outcome.tests_found = outcome.visible_total = len(request.tests)
+            outcome.found_tests = request.tests[:50]
+            outcome.repaired = shown.suspect.target
+            if result.fixed_file is not None and result.stop_reason != "cancelled":
+                score = clone_case(
+                    case, options.repos, Path(tmp) / "score" / case.checkout, buggy=True
+                )
+                (score / shown.suspect.file).write_text(result.fixed_file, encoding="utf-8")
+                env.install(score)
+                scores = score_real(case, score, request.tests, settings, repos=options.repos)
+                for key, value in scores.items():
+                    setattr(outcome, key, value)
+    return outcome
