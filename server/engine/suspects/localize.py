@@ -1,8 +1,6 @@
 """The runs behind a failure's ranking: the failing tests once as usual (their tracebacks and
 failing lines), then they and the tests beside them (the same files) once with the project's
-lines traced (server/runner/spectrum_runner.py), then a second ring: the test files that name one
-of the top suspects, so that each suspect is also seen where it works (a file of two tests says
-little about the functions its failing test runs)."""
+lines traced (server/runner/spectrum_runner.py)."""
 
 from __future__ import annotations
 
@@ -14,10 +12,7 @@ from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.suspects.rank import FailureEvidence, Suspect, rank_functions
 from selfdebug.server.runner import ProjectRunner
 from selfdebug.server.runner.results import Frame, RunResult, nodeid_file
-from selfdebug.server.runner.spectrum_runner import TestSpectrum, spectrum
-
-RING_SUSPECTS = 5  # the suspects whose tests make the second ring
-RING_FILES = 8  # test files in the second ring at most, nearest to their suspect first
+from selfdebug.server.runner.spectrum_runner import spectrum
 
 
 @dataclass
@@ -63,43 +58,14 @@ def localize_failure(
     if spectra.error:
         found.error = f"the tests' spectra could not be taken: {spectra.error}"
         return found
-    ran: dict[str, TestSpectrum] = dict(spectra.tests)
+    found.tests_run = len(spectra.tests)
     frames = [_relative(f, root) for t in run.tests if not t.ok for f in t.frames]
     evidence = FailureEvidence(
         frames=[f for f in frames if f is not None],
         failing_lines=[t.frames[0].code for t in run.tests if not t.ok and t.frames],
     )
-    found.suspects = rank_functions(ran, root, evidence)
-    ring = second_ring(root, found.suspects[:RING_SUSPECTS], set(beside))
-    if ring:
-        more = spectrum(runner, ring, cancel=cancel, timeout_s=timeout_s)
-        ran.update(more.tests)  # a ring that cannot run leaves the first ranking
-        found.suspects = rank_functions(ran, root, evidence)
-    found.tests_run = len(ran)
+    found.suspects = rank_functions(spectra.tests, root, evidence)
     return found
-
-
-def second_ring(root: Path, suspects: Sequence[Suspect], done: set[str]) -> list[str]:
-    """The test files that name one of `suspects` (as discovery finds a function's tests) and
-    are not among `done`: RING_FILES at most, taken in turns from the suspects (best first),
-    each suspect's nearest file first, so that one suspect with many test files does not fill
-    the ring alone."""
-    from itertools import chain, zip_longest
-
-    from selfdebug.server.runner.discover import likely_test_files, make_target
-    from selfdebug.server.runner.discover_exec import nearness
-
-    per_suspect: list[list[str]] = []
-    for suspect in suspects:
-        file = root / suspect.file
-        try:
-            named = likely_test_files(root, make_target(root, file, suspect.qualname))
-        except (OSError, ValueError):
-            continue
-        named.sort(key=lambda p: nearness(p, file, root))
-        per_suspect.append([Path(p).as_posix() for p in named if Path(p).as_posix() not in done])
-    in_turns = chain.from_iterable(zip_longest(*per_suspect))
-    return list(dict.fromkeys(p for p in in_turns if p is not None))[:RING_FILES]
 
 
 def _relative(frame: Frame, root: Path) -> Frame | None:
