@@ -23,7 +23,6 @@ from selfdebug.server.backends.base import Backend, BackendCancelled, BackendErr
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback
 from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
-from selfdebug.server.engine.diffing import unified_diff
 from selfdebug.server.engine.failed_calls import CallFailed, session_stop
 from selfdebug.server.engine.fix_check import check_fixes
 from selfdebug.server.engine.history import AttemptLog
@@ -48,6 +47,7 @@ from selfdebug.server.engine.overfitting import (
 from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, ShownTest
 from selfdebug.server.engine.recorder import Recorder
 from selfdebug.server.engine.search import host as search_host
+from selfdebug.server.engine.session_result import session_result, unlocated_result
 from selfdebug.server.engine.target import (
     TargetFunction,
     TargetNotFound,
@@ -62,7 +62,6 @@ from selfdebug.server.engine.types import (
     Mode,
     ProgressCallback,
     StopReason,
-    TestTally,
 )
 from selfdebug.server.engine.vote import Scored, rank
 from selfdebug.server.runner.results import RunResult, TestResult, nodeid_covers
@@ -95,10 +94,6 @@ class _TurnOutcome:
     wider: RunResult | None = None  # the guard's run when it held
     fixed: bool = False  # all chosen tests pass and no wider test broke
     broken: list[TestResult] | None = None  # all chosen pass, but these wider tests broke
-
-
-def _tally(run: RunResult | None) -> TestTally | None:
-    return TestTally(run.passed, run.total) if run is not None else None
 
 
 def _missing(nodeids: list[str], run: RunResult) -> list[str]:
@@ -758,65 +753,10 @@ class Session:
         except Exception as problem:
             self.best = None
             error = error or f"regression guard failed: {problem}"
-        result = self._result(stop, error)
+        result = session_result(self, stop, error)
         self.recorder.session_end(result)
         self.close()
         return result
-
-    def _result(self, stop: StopReason, error: str) -> DebugResult:
-        best = self.best
-        fixed_file = best.candidate.new_source if best is not None else None
-        warnings = list(self.warnings)
-        if best is not None:
-            warnings.extend(best.candidate.warnings)
-        elif self.search_step is not None and self.search_step.ambiguous:
-            warnings.append(
-                f"edit search: {self.search_step.ambiguity_note()}; the tests cannot tell which"
-                " is right, so none is proposed (a test that tells them apart would decide)"
-            )
-        target = self.target
-        localization = self.search_step.localization if self.search_step else None
-        return DebugResult(
-            stop_reason=stop,
-            turns=self.turn,
-            mode=self.mode,  # still the requested one when the session ended before choosing
-            original_function=target.code,
-            fixed_function=best.candidate.code if best is not None else None,
-            fixed_file=fixed_file,
-            diff=unified_diff(self.source, fixed_file, self.label) if fixed_file else "",
-            explanation=best.candidate.explanation if best is not None else "",
-            chosen_before=_tally(self.chosen_before) or TestTally(0, len(self.request.tests)),
-            chosen_after=(_tally(best.run) or TestTally(0, 0)) if best is not None else None,
-            wider_before=_tally(self.wider_before),
-            wider_after=_tally(self.best_wider),
-            prompt_tokens=self.model.usage.prompt_tokens,
-            completion_tokens=self.model.usage.completion_tokens,
-            model_calls=self.model.usage.calls,
-            seconds=time.monotonic() - self.started,
-            model_seconds=self.model.usage.seconds,
-            fixed_at_turn=self.fixed_at_turn if best is not None else None,
-            error=error,
-            transcript_path=self.request.transcript_path,
-            function_range=(target.start_line, target.end_line),
-            warnings=warnings,
-            candidates_checked=self.candidates_checked,
-            found_by=self.found_by if best is not None else "",
-            suspicious=localization.lines[:5] if localization else [],
-            localization_note=localization.note if localization else "",
-            failed_calls=list(self.model.failed),
-            caveat=self._caveat() if best is not None else "",
-            refused=list(self.refused),
-        )
-
-    def _caveat(self) -> str:
-        """What the tests could not tell about the fix: answers that differ where a rule chose
-        one (the search's), or no test beyond the chosen ones."""
-        if self.found_by and self.fix_caveat:
-            return self.fix_caveat
-        if self.best_wider is None:
-            count = len(self.request.tests)
-            return f"checked only by the {count} chosen test{'s' if count != 1 else ''}"
-        return ""
 
     def close(self) -> None:
         self.recorder.close()
@@ -825,25 +765,6 @@ class Session:
                 self._runner.close()
             finally:
                 self._runner = None
-
-
-def _unlocated_result(request: DebugRequest, error: str, started: float) -> DebugResult:
-    """The result of a session that never started: its function could not be found."""
-    return DebugResult(
-        stop_reason="error",
-        turns=0,
-        mode=request.mode,
-        original_function="",
-        fixed_function=None,
-        fixed_file=None,
-        diff="",
-        explanation="",
-        chosen_before=TestTally(0, len(request.tests)),
-        chosen_after=None,
-        seconds=time.monotonic() - started,
-        error=error,
-        transcript_path=request.transcript_path,
-    )
 
 
 def run_session(
@@ -867,7 +788,7 @@ def run_session(
             if isinstance(error, TargetUnreadable)
             else relative_label(request.file, request.project_root) + ": "
         )
-        result = _unlocated_result(request, f"{where}{error}", started)
+        result = unlocated_result(request, f"{where}{error}", started)
         recorder.session_end(result)
         recorder.close()
         return result
