@@ -9,8 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from selfdebug.server.engine import types
+from selfdebug.server.engine.request import RequestError, new_request
 from selfdebug.server.engine.suspects.localize import FailureLocalization, localize_failure
-from selfdebug.server.engine.suspects.rank import function_spans
+from selfdebug.server.engine.suspects.rank import Suspect, function_spans
+from selfdebug.server.engine.suspects.repair import SuspectAttempt, repair_suspects, reported
+from selfdebug.server.engine.types import DebugRequest, DebugResult
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
 ORDERS = """def unit_price(item):
@@ -169,3 +173,52 @@ def test_nested_functions_count_in_their_definer_and_failure_reports_are_not_tra
     assert "logged" in names and not any("<locals>" in n for n in names)
     assert "Money.__repr__" not in names  # run only to describe the failed assert
     assert set(names) <= {"logged", "add", "Money.__init__", "Money.__eq__"}
+
+
+def _suspect(name: str) -> Suspect:
+    return Suspect("m.py", name, 1, 0.5, 1, 1, 0, 3)
+
+
+def _walk(names: list[str], results: dict[str, bool], **options) -> list[SuspectAttempt]:
+    """repair_suspects over suspects `names`; `results`: which sessions fix (a missing name:
+    its request cannot be built)."""
+    found = FailureLocalization(["t.py::test_x"], suspects=[_suspect(n) for n in names])
+
+    def build(suspect: Suspect) -> DebugRequest:
+        if suspect.qualname not in results:
+            raise RequestError(f"no function `{suspect.qualname}`")
+        return new_request(Path("m.py"), suspect.qualname, Path("."), ["t.py::test_x"])
+
+    def run(request: DebugRequest) -> DebugResult:
+        fixed = results[request.qualname]
+        return DebugResult(
+            stop_reason="passed" if fixed else "no_improvement", turns=1, mode="search",
+            original_function="", fixed_function="x" if fixed else None,
+            fixed_file="x" if fixed else None,
+            diff="", explanation="", chosen_before=types.TestTally(0, 1),
+            chosen_after=types.TestTally(1, 1) if fixed else None,
+        )  # fmt: skip
+
+    return repair_suspects(found, build, run, **options)
+
+
+def test_the_walk_stops_at_the_first_fix_and_skips_a_suspect_it_cannot_debug():
+    attempts = _walk(["a", "gone", "b", "c"], {"a": False, "b": True, "c": True}, tried=4)
+    assert [a.suspect.qualname for a in attempts] == ["a", "gone", "b"]
+    assert attempts[1].error == "no function `gone`" and attempts[1].result is None
+    assert attempts[2].why.startswith("suspect 3 of 4: ")
+    assert attempts[2].request is not None and attempts[2].request.tests_found_by == attempts[2].why
+    shown = reported(attempts)
+    assert shown is not None and shown.suspect.qualname == "b"
+
+
+def test_the_walk_shares_one_budget_between_its_sessions():
+    ticks = iter([0.0, 0.0, 50.0, 120.0])  # the start, then before each suspect
+    attempts = _walk(["a", "b", "c"], {"a": False, "b": False, "c": True}, budget_s=100.0,
+                     clock=lambda: next(ticks))  # fmt: skip
+    assert [a.suspect.qualname for a in attempts] == ["a", "b"]  # no time left for c
+    first, second = (a.request for a in attempts)
+    assert first is not None and first.time_budget_s == 100.0
+    assert second is not None and second.time_budget_s == 50.0
+    shown = reported(attempts)
+    assert shown is not None and shown.suspect.qualname == "b"  # no fix: the last session
