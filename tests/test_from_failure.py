@@ -13,7 +13,12 @@ from selfdebug.server.engine import types
 from selfdebug.server.engine.request import RequestError, new_request
 from selfdebug.server.engine.suspects.localize import FailureLocalization, localize_failure
 from selfdebug.server.engine.suspects.rank import Suspect, function_spans
-from selfdebug.server.engine.suspects.repair import SuspectAttempt, repair_suspects, reported
+from selfdebug.server.engine.suspects.repair import (
+    SuspectAttempt,
+    failing_tests_for,
+    repair_suspects,
+    reported,
+)
 from selfdebug.server.engine.types import DebugRequest, DebugResult
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
@@ -88,6 +93,7 @@ def test_the_callee_whose_line_only_the_failing_test_runs_ranks_first(tmp_path):
     first, second = found.suspects
     assert first.file == "shop/orders.py" and first.score == 1.0
     assert first.describe() == "1/1 failing tests run it, 2/3 passing do"
+    assert first.failing_tests == ("tests/test_orders.py::test_bulk_order",)
     assert second.called_by_failing_line and second.score < 1.0
     assert found.table()[1].startswith("  1. shop/orders.py::unit_price (score 1.00): 1/1 failing")
 
@@ -222,3 +228,10 @@ def test_the_walk_shares_one_budget_between_its_sessions():
     assert second is not None and second.time_budget_s == 50.0
     shown = reported(attempts)
     assert shown is not None and shown.suspect.qualname == "b"  # no fix: the last session
+
+
+def test_a_suspect_s_session_gets_the_failing_tests_beside_the_given_one_that_run_it():
+    found = FailureLocalization(["t.py::test_x[1]"])
+    suspect = Suspect("m.py", "f", 1, 0.5, 2, 3, 0, 3,
+                      failing_tests=("t.py::test_x[1]", "t.py::test_x[2]"))  # fmt: skip
+    assert failing_tests_for(found, suspect) == ["t.py::test_x[1]", "t.py::test_x[2]"]

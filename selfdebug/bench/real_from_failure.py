@@ -37,6 +37,7 @@ def solve_from_failure(
     from selfdebug.server.engine.suspects.localize import localize_failure
     from selfdebug.server.engine.suspects.repair import (
         FAILURE_BUDGET_S,
+        failing_tests_for,
         repair_suspects,
         reported,
     )
@@ -69,7 +70,7 @@ def solve_from_failure(
                     return build_request(
                         work / suspect.file,
                         suspect.qualname,
-                        tests=found.failing,
+                        tests=failing_tests_for(found, suspect),
                         project_root=work,
                         cwd=work,
                         runner_settings=settings,

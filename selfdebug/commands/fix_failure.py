@@ -79,6 +79,7 @@ def _localize_and_repair(
     from selfdebug.server.engine.suspects.localize import localize_failure
     from selfdebug.server.engine.suspects.repair import (
         FAILURE_BUDGET_S,
+        failing_tests_for,
         repair_suspects,
         reported,
     )
@@ -102,8 +103,8 @@ def _localize_and_repair(
 
     def build(suspect: Suspect) -> DebugRequest:
         file = root / suspect.file
-        return build_request(file, suspect.qualname, tests=found.failing, project_root=root,
-                             **options)  # fmt: skip
+        tests = failing_tests_for(found, suspect)
+        return build_request(file, suspect.qualname, tests=tests, project_root=root, **options)
 
     def run(request: DebugRequest) -> DebugResult:
         originals[request.file] = _read(request.file)

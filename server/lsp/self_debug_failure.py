@@ -33,6 +33,7 @@ from selfdebug.server.engine.suspects.repair import (
     FAILURE_BUDGET_S,
     SUSPECTS_TRIED,
     SuspectAttempt,
+    failing_tests_for,
     repair_suspects,
     reported,
     why_chosen,
@@ -142,7 +143,8 @@ async def _debug_failure(
         except Exception as error:  # changed since the run (renamed, unparsable): not tried
             ls.warn_once(f"{suspect.target} not debugged: {error}")
             continue
-        run = runs[suspect.target] = SessionRun.of(snapshot, root, list(found.failing))
+        tests = failing_tests_for(found, suspect)
+        run = runs[suspect.target] = SessionRun.of(snapshot, root, tests)
         sessions[snapshot.path.resolve(), snapshot.qualname] = session_runner(
             ls, settings, backend, job, run
         )

@@ -32,6 +32,7 @@ class Suspect:
     passing_total: int
     in_traceback: bool = False
     called_by_failing_line: bool = False
+    failing_tests: tuple[str, ...] = ()  # the failing tests that ran it (node ids)
 
     @property
     def target(self) -> str:
@@ -131,6 +132,7 @@ def rank_functions(
                     len(passing),
                     in_traceback=any((path, n) in in_trace for n in inner),
                     called_by_failing_line=qualname.rsplit(".", 1)[-1] in called,
+                    failing_tests=tuple(sorted(ran_by & failing)),
                 )
             )
     suspects.sort(

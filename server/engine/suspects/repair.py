@@ -32,6 +32,17 @@ class SuspectAttempt:
     error: str = ""  # why no session ran on it (its request could not be built)
 
 
+SUSPECT_TESTS = 20  # failing tests a suspect's session is given at most
+
+
+def failing_tests_for(found: FailureLocalization, suspect: Suspect) -> list[str]:
+    """The tests a suspect's session must make pass: the given failing tests, then the other
+    failing tests beside them (their files) that run the suspect. Without those, a fix of the
+    one case given passes and the same bug stays on its siblings (a parametrized test's other
+    cases)."""
+    return list(dict.fromkeys([*found.failing, *suspect.failing_tests]))[:SUSPECT_TESTS]
+
+
 def why_chosen(found: FailureLocalization, number: int) -> str:
     suspect = found.suspects[number - 1]
     return f"suspect {number} of {len(found.suspects)}: {suspect.describe()}"
