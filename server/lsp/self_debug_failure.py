@@ -24,7 +24,7 @@ from lsprotocol.types import (
 )
 from pygls.uris import from_fs_path
 
-from selfdebug.server.cancel import Cancelled, CancelToken
+from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.modes import Mode
 from selfdebug.server.engine.request import RequestError
 from selfdebug.server.engine.suspects.localize import FailureLocalization
@@ -41,9 +41,8 @@ from selfdebug.server.engine.suspects.repair import (
 from selfdebug.server.engine.types import DebugRequest, DebugResult
 from selfdebug.server.lsp import workspace_files
 from selfdebug.server.lsp.arguments import FunctionTarget, parse_target
-from selfdebug.server.lsp.configuration import fetch_settings
 from selfdebug.server.lsp.diagnostics import SOURCE
-from selfdebug.server.lsp.edits import FunctionSnapshot, moved_since_request
+from selfdebug.server.lsp.edits import FunctionSnapshot
 from selfdebug.server.lsp.planning import isolation_for
 from selfdebug.server.lsp.positions import line_range
 from selfdebug.server.lsp.progress import JobProgress
@@ -51,6 +50,7 @@ from selfdebug.server.lsp.self_debug import (
     SessionRun,
     conclude,
     load_backend,
+    one_session,
     plain_report,
     send_report,
     session_request,
@@ -85,30 +85,11 @@ def pytest_nodeid(root: Path, file: Path, qualname: str) -> str:
 async def debug_failure(
     ls: SelfDebugServer, target: FunctionTarget, *, propose: bool = False
 ) -> dict[str, Any]:
-    test = await resolve_async(ls, target)
-    moved = moved_since_request(target.version, test)
-    if moved:
-        ls.show(f"`{test.qualname}` not debugged: {moved}; run it again", MessageType.Warning)
-        return {"started": False, "error": moved}
-    if ls.session_running:
-        ls.show("a self-debug session is already running; cancel it or wait", MessageType.Warning)
-        return {"started": False, "error": "a session is already running"}
-    ls.session_running = True
-    job: JobProgress | None = None
-    try:
-        settings = await fetch_settings(ls, test.uri)
-        title = f"Self-debug the failure of `{test.qualname}`"
-        job = await JobProgress.start(ls, title, "running the test")
+    async def body(test: FunctionSnapshot, settings: ServerSettings, job: JobProgress) -> Any:
         return await _debug_failure(ls, test, settings, target.mode, job, propose)
-    except Cancelled:
-        return send_report(ls, plain_report(test, "cancelled", "cancelled by the user"), None)
-    except Exception as error:
-        ls.show(f"self-debug of `{test.qualname}`'s failure failed: {error}", MessageType.Error)
-        return send_report(ls, plain_report(test, "error", str(error)), None)
-    finally:
-        ls.session_running = False
-        if job is not None:
-            job.end("cancelled" if job.cancel.cancelled else "done")
+
+    title = "Self-debug the failure of `{}`"
+    return await one_session(ls, target, title, "running the test", body)
 
 
 async def _debug_failure(
