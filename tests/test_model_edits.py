@@ -163,6 +163,12 @@ def test_answers_are_cut_at_the_holes_end_and_made_into_new_programs_once():
     ast.parse(first.code)
     assert first.code == target.code.replace("low = min(xs)\n", "low = min(xs) - 1\n")
     assert edits_from(target, line, ["low = sorted(xs)[0]"], seen) == []  # seen already
+    # a return that leaves the rest of the function dead is refused, as the search refuses it
+    # (seen: a gap sample `return math.ceil(...)` above all of a HumanEvalFix function's code)
+    assert edits_from(target, gap, ["return high"], seen) == []
+    assert [e.after.strip() for e in edits_from(target, gap, ["low = low or 0"], seen)] == [
+        "low = low or 0"
+    ]
 
 
 MEAN = """def mean(xs):

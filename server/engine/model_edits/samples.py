@@ -4,7 +4,9 @@ An answer is cut where the hole ends: one line for a one-line hole; for a longer
 statement over several lines, a block header with its first statement) as many lines as it
 replaces, plus one; for a gap, up to GAP_LINES new lines. Lines that leave the hole's block
 (less indented than its first line) end it. What is left must make the function parse, change
-its program (a comment or formatting alone does not), and not repeat an earlier sample.
+its program (a comment or formatting alone does not), not repeat an earlier sample, and add none
+of the constructs the search refuses as degenerate (a return that leaves the rest of the
+function dead, a constant condition: search/edits.py).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 
 from selfdebug.server.engine.candidate import program_key
 from selfdebug.server.engine.model_edits.holes import Hole
-from selfdebug.server.engine.search.edits import Edit
+from selfdebug.server.engine.search.edits import Edit, degenerate_count
 from selfdebug.server.engine.target import TargetFunction
 
 EDIT_CLASS = "model-local-edit"  # not a class of search/registry.py: the model wrote it
@@ -63,6 +65,7 @@ def edits_from(
     original's among them; updated). `numbers`: each text's sample number, of `total`."""
     code_lines = target.code.splitlines()
     before = code_lines[hole.first - 1 : hole.last]
+    degenerate = degenerate_count(ast.parse(target.code))
     file_line = target.start_line + hole.first  # the hole's first line, 1-based in the file
     edits: list[Edit] = []
     for index, text in enumerate(texts):
@@ -71,8 +74,10 @@ def edits_from(
             continue
         code = "\n".join(code_lines[: hole.first - 1] + new + code_lines[hole.last :]) + "\n"
         try:
-            ast.parse(code)
+            tree = ast.parse(code)
         except SyntaxError:
+            continue
+        if degenerate_count(tree) > degenerate:  # e.g. a return that leaves the rest dead
             continue
         key = program_key(code)
         if key in seen:

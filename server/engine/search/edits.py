@@ -434,10 +434,14 @@ def _degenerate(tree: ast.AST) -> int:
     compared with or subtracted from itself, the same argument twice, a type check of
     arithmetic, a function whose every return gives the same constant (it no longer depends
     on its path: the "functionality deletion" that most plausible-but-wrong patches of
-    generate-and-validate repair were, Qi et al. 2015). An edit that adds one passes weak tests
+    generate-and-validate repair were, Qi et al. 2015), a statement after a return, raise,
+    break or continue of its block (deleted in effect). An edit that adds one passes weak tests
     by luck (the anti-patterns of search-based repair), so it is not tried."""
     count = 0
     for node in ast.walk(tree):
+        for body in _bodies(node):
+            ends = [i for i, s in enumerate(body) if isinstance(s, _TERMINAL)]
+            count += len(body) - ends[0] - 1 if ends else 0  # the statements never reached
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             count += _constant_function(node)
         elif isinstance(node, ast.If | ast.While | ast.IfExp):
@@ -455,6 +459,26 @@ def _degenerate(tree: ast.AST) -> int:
             type_check = isinstance(node.func, ast.Name) and node.func.id in _TYPE_CHECKS
             count += type_check and bool(node.args) and isinstance(node.args[0], ast.BinOp)
     return count
+
+
+_TERMINAL = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def _bodies(node: ast.AST) -> list[list[ast.stmt]]:
+    """The statement lists a node holds (a body, an else, a finally, a handler's body)."""
+    return [
+        value
+        for field in ("body", "orelse", "finalbody")
+        if isinstance(value := getattr(node, field, None), list)
+        and value
+        and isinstance(value[0], ast.stmt)
+    ]
+
+
+def degenerate_count(tree: ast.AST) -> int:
+    """How many degenerate constructs `tree` holds (see `_degenerate`): an edit or a model's
+    answer that adds one is refused."""
+    return _degenerate(tree)
 
 
 def _constant_function(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
