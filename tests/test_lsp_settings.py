@@ -84,6 +84,7 @@ def test_mapping_to_backend_runner_and_request():
             "mode": "ut",
             "modelCallDeadline": 400,
             "modelEditsSeconds": 30,
+            "failureBudgetSeconds": 120,
         }
     ).settings
     backend = backend_settings(settings)
@@ -116,6 +117,7 @@ def test_mapping_to_backend_runner_and_request():
     assert request.test_timeout_s == 3.0
     assert request.model_call_deadline_s == 400.0
     assert request.model_edits_s == 30.0
+    assert settings.failure_budget_seconds == 120.0  # the walk over a failure's suspects
     assert (
         debug_request(
             settings,

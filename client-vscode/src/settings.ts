@@ -33,6 +33,7 @@ export interface ServerSettings {
     allowRemote: boolean;
     mode: string; // a mode of server/engine/modes.py (package.json lists them; the server checks)
     modelEditsSeconds: number;
+    failureBudgetSeconds: number;
     maxTurns: number;
     samples: number;
     testSelection: 'auto' | string[];
@@ -57,6 +58,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
     allowRemote: false,
     mode: 'auto',
     modelEditsSeconds: 90,
+    failureBudgetSeconds: 900,
     maxTurns: 10,
     samples: 1,
     testSelection: 'auto',

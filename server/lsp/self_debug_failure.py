@@ -30,7 +30,6 @@ from selfdebug.server.engine.request import RequestError
 from selfdebug.server.engine.suspects.localize import FailureLocalization
 from selfdebug.server.engine.suspects.rank import Suspect
 from selfdebug.server.engine.suspects.repair import (
-    FAILURE_BUDGET_S,
     SUSPECTS_TRIED,
     SuspectAttempt,
     failing_tests_for,
@@ -143,7 +142,12 @@ async def _debug_failure(
         job.report_threadsafe(f"repairing `{attempt.suspect.qualname}` ({attempt.why})")
 
     attempts = await ls.in_worker(
-        repair_suspects, found, build, run_one, budget_s=FAILURE_BUDGET_S, on_start=on_start
+        repair_suspects,
+        found,
+        build,
+        run_one,
+        budget_s=settings.failure_budget_seconds,
+        on_start=on_start,
     )
     shown = reported(attempts)
     if shown is None or shown.result is None:

@@ -70,6 +70,8 @@ class ServerSettings:
     mode: Mode = "auto"  # checked against the Literal's values (see `strict_converter`)
     # auto: seconds for the model's local edits when the edit search finds nothing (0: off)
     model_edits_seconds: float = attrs.field(default=90.0, validator=_not_negative)
+    # from a failing test: seconds for the repair of all the suspects together
+    failure_budget_seconds: float = attrs.field(default=900.0, validator=_positive)
     max_turns: int = attrs.field(default=10, validator=_positive)
     samples: int = attrs.field(default=1, validator=_positive)
     test_selection: str | list[str] = attrs.field(default="auto", validator=_test_selection)
