@@ -223,3 +223,31 @@ def test_a_failing_test_beyond_the_files_that_name_the_function_is_found(tmp_pat
     assert found.summary().startswith(
         "2 tests execute `_Label.text`, 1 failing (found by running 2"
     )
+
+
+DOUBLED = """def doubled(function):
+    def wrapper(x):
+        return function(x) * 3
+
+    return wrapper
+
+
+@doubled
+def inc(x):
+    return x + 1
+"""
+
+
+def test_a_decorator_runs_in_the_tests_through_its_wrapper(tmp_path: Path) -> None:
+    """The decorator's own body ran at import; the tests run its wrapper, which is where its
+    bug is (a session edits the decorator, which defines the wrapper)."""
+    root = tmp_path / "deco"
+    (root / "tests").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
+    (root / "deco.py").write_text(DOUBLED)
+    (root / "tests" / "test_deco.py").write_text(
+        "from deco import inc\n\n\ndef test_inc():\n    assert inc(1) == 4\n"
+    )
+    found = discover_tests(root, root / "deco.py", "doubled", cache=DiscoveryCache(tmp_path / "c"))
+    assert found.nodeids == ["tests/test_deco.py::test_inc"]
+    assert found.failing == ["tests/test_deco.py::test_inc"]

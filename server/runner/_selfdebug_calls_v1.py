@@ -3,7 +3,8 @@
 Loaded with `-p _selfdebug_calls_v1 --selfdebug-job=JOB.json` next to our result plugin, in the
 project's interpreter (standard library and pytest only; imports nothing of ours). The job names
 the function by where it is defined: its file (in the shadow copy, and the user's path in case
-an install points there), its name and the lines of its definition. pytest runs the tests as it
+an install points there), its name and the lines of its definition; the code defined inside it
+(a decorator's wrapper, a nested helper) counts as it. pytest runs the tests as it
 always does; while each test runs (setup, call and teardown: a fixture that calls the function
 counts), only the START of Python functions is watched, and a start of the target's code counts
 for that test. The target's module need not be imported beforehand (a test may import it late).
@@ -65,11 +66,11 @@ def _is_target(code):
     found = _matches.get(code)
     if found is None:
         job = _state["job"]
+        line = code.co_firstlineno
         found = (
-            code.co_name == job["name"]
-            and job["first"] <= code.co_firstlineno <= job["last"]
-            and os.path.realpath(code.co_filename) in job["files"]
-        )
+            (code.co_name == job["name"] and job["first"] <= line <= job["last"])
+            or job["last"] < line <= job.get("end", 0)  # defined inside it: a wrapper, a helper
+        ) and os.path.realpath(code.co_filename) in job["files"]
         _matches[code] = found
     return found
 

@@ -116,10 +116,14 @@ class CallRun:
 
 def _target_job(runner: ProjectRunner, file: Path, location: FunctionLocation) -> str:
     """The plugin's job: the function by file (copy and user path), name and definition lines
-    (a code object's first line is its first decorator's, or the def's)."""
+    (a code object's first line is its first decorator's, or the def's), and the last line of
+    its body: the functions defined inside it count as it (a decorator's wrapper runs in the
+    tests; the decorator itself ran at import)."""
     files = [str(runner.shadow.to_shadow(file)), str(file)]
     first, last = location.start_line + 1, location.def_line + 1
-    return json.dumps({"files": files, "name": location.name, "first": first, "last": last})
+    end = location.end_line  # exclusive 0-based row = the last row, 1-based
+    job = {"files": files, "name": location.name, "first": first, "last": last, "end": end}
+    return json.dumps(job)
 
 
 def run_for_calls(

@@ -25,7 +25,9 @@ from typing import Any
 
 from selfdebug.server.runner.shadow import is_skipped_dir
 
-VERSION = 1  # bump when what is stored changes meaning
+# Bump when what is stored changes meaning (2: the code defined inside a function counts as it,
+# and the rest of the suite is searched for a failing test).
+VERSION = 2
 CACHE_DIR_ENV = "SELFDEBUG_CACHE_DIR"
 CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini")
 MAX_FILES = 20_000  # a bigger tree is not fingerprinted (and not cached)
