@@ -195,7 +195,7 @@ def _walk(names: list[str], results: dict[str, bool], **options) -> list[Suspect
             raise RequestError(f"no function `{suspect.qualname}`")
         return new_request(Path("m.py"), suspect.qualname, Path("."), ["t.py::test_x"])
 
-    def run(request: DebugRequest) -> DebugResult:
+    def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
         fixed = results[request.qualname]
         return DebugResult(
             stop_reason="passed" if fixed else "no_improvement", turns=1, mode="search",

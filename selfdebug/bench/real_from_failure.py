@@ -77,7 +77,7 @@ def solve_from_failure(
                         **options.session_fields(),
                     )
 
-                def run(request: DebugRequest) -> DebugResult:
+                def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
                     from selfdebug.server.engine import run_session
 
                     return run_session(request, backend, runner=runner, cancel=cancel)

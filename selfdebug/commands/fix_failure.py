@@ -106,7 +106,7 @@ def _localize_and_repair(
         tests = failing_tests_for(found, suspect)
         return build_request(file, suspect.qualname, tests=tests, project_root=root, **options)
 
-    def run(request: DebugRequest) -> DebugResult:
+    def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
         originals[request.file] = _read(request.file)
         return _run_with_progress(request, backend, console, runner)
 

@@ -116,7 +116,7 @@ async def _debug_failure(
     show_ranking(ls, test, root, found, job)
     backend = await load_backend(ls, settings, mode, job)
     runs: dict[str, SessionRun] = {}  # by suspect, those whose text the editor gave
-    sessions: dict[tuple[Path, str], Callable[[DebugRequest], DebugResult]] = {}
+    sessions: dict[str, Callable[[DebugRequest], DebugResult]] = {}
     for suspect in found.suspects[:SUSPECTS_TRIED]:
         try:
             snapshot = await resolve_async(ls, _suspect_target(root, suspect))
@@ -125,9 +125,7 @@ async def _debug_failure(
             continue
         tests = failing_tests_for(found, suspect)
         run = runs[suspect.target] = SessionRun.of(snapshot, root, tests)
-        sessions[snapshot.path.resolve(), snapshot.qualname] = session_runner(
-            ls, settings, backend, job, run
-        )
+        sessions[suspect.target] = session_runner(ls, settings, backend, job, run)
 
     def build(suspect: Suspect) -> DebugRequest:
         run = runs.get(suspect.target)
@@ -135,8 +133,8 @@ async def _debug_failure(
             raise RequestError(f"`{suspect.qualname}` is no longer where the tests ran it")
         return session_request(settings, mode, run, "")
 
-    def run_one(request: DebugRequest) -> DebugResult:
-        return sessions[request.file.resolve(), request.qualname](request)
+    def run_one(suspect: Suspect, request: DebugRequest) -> DebugResult:
+        return sessions[suspect.target](request)
 
     def on_start(attempt: SuspectAttempt) -> None:
         job.report_threadsafe(f"repairing `{attempt.suspect.qualname}` ({attempt.why})")

@@ -51,7 +51,7 @@ def why_chosen(found: FailureLocalization, number: int) -> str:
 def repair_suspects(
     found: FailureLocalization,
     build: Callable[[Suspect], DebugRequest],
-    run: Callable[[DebugRequest], DebugResult],
+    run: Callable[[Suspect, DebugRequest], DebugResult],
     *,
     tried: int = SUSPECTS_TRIED,
     budget_s: float | None = FAILURE_BUDGET_S,
@@ -60,8 +60,9 @@ def repair_suspects(
 ) -> list[SuspectAttempt]:
     """The sessions on `found`'s top suspects, best first, until one fixes the failure, one is
     cancelled, or the budget is spent; each session gets what is left of it as its own time
-    budget. `build` raises RequestError when a suspect cannot be debugged (the
-    next one is tried). The last attempt with a result is the one to report."""
+    budget. `build` raises RequestError when a suspect cannot be debugged (the next one is
+    tried); `run` runs a suspect's request. The last attempt with a result is the one to
+    report."""
     started = clock()
     attempts: list[SuspectAttempt] = []
     for number, suspect in enumerate(found.suspects[:tried], 1):
@@ -81,7 +82,7 @@ def repair_suspects(
         attempt.request = request
         if on_start is not None:
             on_start(attempt)
-        attempt.result = run(request)
+        attempt.result = run(suspect, request)
         if attempt.result.success or attempt.result.stop_reason == "cancelled":
             break
     return attempts
