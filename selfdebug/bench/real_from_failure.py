@@ -32,7 +32,7 @@ def solve_from_failure(
 ) -> ProblemOutcome:
     """Clone, install, find the failing test, localize, repair the suspects, score."""
     from selfdebug.bench.real_check import run_judge
-    from selfdebug.bench.real_repair import copy_result, environment, runner_settings, score_real
+    from selfdebug.bench.real_repair import copy_result, environment, runner_settings, score_result
     from selfdebug.server.engine.request import build_request
     from selfdebug.server.engine.suspects.localize import localize_failure
     from selfdebug.server.engine.suspects.repair import (
@@ -98,13 +98,6 @@ def solve_from_failure(
             outcome.tests_found = outcome.visible_total = len(request.tests)
             outcome.found_tests = request.tests[:50]
             outcome.repaired = shown.suspect.target
-            if result.fixed_file is not None and result.stop_reason != "cancelled":
-                score = clone_case(
-                    case, options.repos, Path(tmp) / "score" / case.checkout, buggy=True
-                )
-                (score / shown.suspect.file).write_text(result.fixed_file, encoding="utf-8")
-                env.install(score)
-                scores = score_real(case, score, request.tests, settings, repos=options.repos)
-                for key, value in scores.items():
-                    setattr(outcome, key, value)
+            score_result(outcome, result, shown.suspect.file, request.tests, Path(tmp), env,
+                         settings, options)  # fmt: skip
     return outcome

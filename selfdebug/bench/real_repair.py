@@ -147,16 +147,33 @@ def solve_real_case(
             outcome.wall_seconds = round(time.monotonic() - started, 3)
             copy_result(outcome, result)
             outcome.visible_total = len(request.tests)
-            if result.fixed_file is not None and result.stop_reason != "cancelled":
-                score = clone_case(
-                    case, options.repos, Path(tmp) / "score" / case.checkout, buggy=True
-                )
-                (score / case.path).write_text(result.fixed_file, encoding="utf-8")
-                env.install(score)
-                scores = score_real(case, score, request.tests, settings, repos=options.repos)
-                for key, value in scores.items():
-                    setattr(outcome, key, value)
+            score_result(outcome, result, case.path, request.tests, Path(tmp), env, settings,
+                         options)  # fmt: skip
     return outcome
+
+
+def score_result(
+    outcome: ProblemOutcome,
+    result: Any,
+    path: str,
+    tests: list[str],
+    tmp: Path,
+    env: _Environment,
+    settings: Any,
+    options: RealRunOptions,
+) -> None:
+    """A session's proposed file (`path`, relative) written into a fresh clone of `env`'s case
+    with the bug, installed, and scored into `outcome` (score_real): nothing when there is
+    none, or the session was cancelled."""
+    if result.fixed_file is None or result.stop_reason == "cancelled":
+        return
+    case = env.case
+    score = clone_case(case, options.repos, tmp / "score" / case.checkout, buggy=True)
+    (score / path).write_text(result.fixed_file, encoding="utf-8")
+    env.install(score)
+    scores = score_real(case, score, tests, settings, repos=options.repos)
+    for key, value in scores.items():
+        setattr(outcome, key, value)
 
 
 def copy_result(outcome: ProblemOutcome, result: Any) -> None:
