@@ -91,6 +91,24 @@ def test_holes_are_lines_then_gaps_then_blocks_each_span_once():
     assert [h.kind for h in end] == ["line"]
 
 
+def test_a_tie_of_lines_is_not_cut_the_line_pass_goes_through_it():
+    """One failing test and no passing one: every line it ran scores the same. The top 3 alone
+    would cut the tie at an arbitrary line; each tied line gets its own hole, and the gaps and
+    blocks stay at the top 3."""
+    target = _target()
+    texts = ["        if not xs:", "            return 0", "        low = min(xs)",
+             "        high = max(", "        for x in xs:", "            if x < low:",
+             "                low = x", "        return (high - low) * scale"]  # fmt: skip
+    tied = [SuspiciousLine(_file_line(t), 1.0, 1, 1, 0, 0) for t in reversed(texts)]
+    holes = holes_at(target, tied, top=3)
+    code = target.code.splitlines()
+    line_holes = [code[h.first - 1].strip() for h in holes if h.kind == "line"]
+    assert line_holes == [t.strip() for t in reversed(texts)]  # all 8, bottom first
+    assert {h.rank for h in holes if h.kind != "line"} <= {0, 1, 2}
+    graded = holes_at(target, [*_lines(*[_file_line(t) for t in texts[:3]]), *tied[:5]], top=3)
+    assert len([h for h in graded if h.kind == "line"]) == 3  # no tie at the edge: the top 3
+
+
 def test_the_prompt_is_the_code_around_the_hole_in_the_files_indentation():
     target = _target()
     (hole,) = [h for h in holes_at(target, _lines(_file_line("        low = min(xs)")))

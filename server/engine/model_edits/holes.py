@@ -6,6 +6,10 @@ At the suspicious lines (Ochiai, search/localize.py), best first, in three passe
 - `gap`: a new line after that statement (a missing initialization, counter update or guard);
 - `block`: the statement with the header of the block it opens (the condition and its first
   statement rewritten together).
+Where more lines tie with the last of the top ones than `top` takes (one failing test and no
+passing one: every line it ran scores the same), the tie is not cut at an arbitrary line: the
+`line` pass goes on through the tied lines, up to TIED_LINES (the commonest fix changes one line;
+the model's fixes came mostly from the first sample of a line's own hole).
 Lines are the function's own (`TargetFunction.code`, 1-based there); `file_line` maps back.
 """
 
@@ -20,6 +24,7 @@ from selfdebug.server.engine.search.localize import SuspiciousLine
 from selfdebug.server.engine.target import TargetFunction
 
 HoleKind = Literal["line", "gap", "block"]
+TIED_LINES = 12
 _JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
 
@@ -43,7 +48,8 @@ class Hole:
 def holes_at(
     target: TargetFunction, lines: Sequence[SuspiciousLine], *, top: int = 6
 ) -> list[Hole]:
-    """The holes at the `top` most suspicious lines, in order, each span once."""
+    """The holes at the `top` most suspicious lines (the `line` pass through their tie), in
+    order, each span once."""
     code_lines = target.code.splitlines()
     try:
         tree = ast.parse(target.code)
@@ -65,7 +71,11 @@ def holes_at(
         holes.append(Hole(first, last, kind, rank, text[: len(text) - len(text.lstrip())]))
 
     found = []  # (rank, statement, parent) per suspicious line
-    for rank, suspicious in enumerate(lines[:top]):
+    chosen = list(lines[:top])
+    if len(lines) > top:
+        edge = lines[top - 1].score
+        chosen += [s for s in lines[top:TIED_LINES] if s.score == edge]
+    for rank, suspicious in enumerate(chosen):
         line = suspicious.line - offset
         statement, parent = _statement_at(function, line)
         if statement is not None and line >= body_start:
@@ -74,13 +84,14 @@ def holes_at(
     # them, then the lines with their block's header
     for rank, statement, _parent in found:
         add(statement.lineno, _header_end(statement), "line", rank, statement.lineno)
-    for rank, statement, _parent in found:
+    found_top = [(rank, statement, parent) for rank, statement, parent in found if rank < top]
+    for rank, statement, _parent in found_top:
         # after a block's header is its body; after a return, raise, break or continue nothing
         # runs
         if not isinstance(statement, (*_COMPOUND, *_JUMPS)):
             after = (statement.end_lineno or statement.lineno) + 1
             add(after, after - 1, "gap", rank, statement.lineno)
-    for rank, statement, parent in found:
+    for rank, statement, parent in found_top:
         first_in_block = getattr(parent, "body", [None])[0] is statement
         if parent is not None and first_in_block:
             add(parent.lineno, _header_end(statement), "block", rank, parent.lineno)
