@@ -98,6 +98,29 @@ def test_the_callee_whose_line_only_the_failing_test_runs_ranks_first(tmp_path):
     assert found.table()[1].startswith("  1. shop/orders.py::unit_price (score 1.00): 1/1 failing")
 
 
+def test_among_equal_spectra_the_function_the_failing_test_calls_ranks_first(tmp_path):
+    """Both functions run only in the failing test, and its failing line calls neither: the one
+    the test's body calls (the unit under test) comes first, not the one above it in the file."""
+    root = tmp_path / "calc_project"
+    (root / "calc").mkdir(parents=True)
+    (root / "calc" / "__init__.py").write_text("")
+    (root / "calc" / "scale.py").write_text(
+        "def offset(x):\n    return x + 1\n\n\ndef scaled(x):\n    return offset(x) * 3\n"
+    )
+    (root / "tests").mkdir()
+    (root / "tests" / "test_scale.py").write_text(
+        "from calc.scale import scaled\n\n\ndef test_scaled():\n    value = scaled(1)\n"
+        "    assert value == 4\n"
+    )
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
+    found = _localize(root, ["tests/test_scale.py::test_scaled"])
+    assert [s.qualname for s in found.suspects] == ["scaled", "offset"]
+    first, second = found.suspects
+    assert first.score == second.score == 1.0
+    assert first.called_by_test and not second.called_by_test
+    assert first.describe().endswith("; the failing test calls it")
+
+
 def test_a_passing_test_has_nothing_to_localize(tmp_path):
     root = _shop(tmp_path / "shop_project")
     found = _localize(root, ["tests/test_orders.py::test_small_order"])

@@ -9,9 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.engine.suspects.rank import FailureEvidence, Suspect, rank_functions
+from selfdebug.server.engine.suspects.rank import (
+    FailureEvidence,
+    Suspect,
+    rank_functions,
+    test_body_lines,
+)
 from selfdebug.server.runner import ProjectRunner
-from selfdebug.server.runner.results import Frame, RunResult, nodeid_file
+from selfdebug.server.runner.results import Frame, RunResult, TestResult, nodeid_file
 from selfdebug.server.runner.spectrum_runner import spectrum
 
 
@@ -63,9 +68,23 @@ def localize_failure(
     evidence = FailureEvidence(
         frames=[f for f in frames if f is not None],
         failing_lines=[t.frames[0].code for t in run.tests if not t.ok and t.frames],
+        test_lines=[line for t in run.tests if not t.ok for line in _test_lines(t, root)],
     )
     found.suspects = rank_functions(spectra.tests, root, evidence)
     return found
+
+
+def _test_lines(test: TestResult, root: Path) -> list[str]:
+    """The failing test's lines up to where it failed (its frame in its own file)."""
+    path = (root / nodeid_file(test.nodeid)).resolve()
+    own = [f for f in test.frames if (root / f.path).resolve() == path]
+    if not own:
+        return []
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return test_body_lines(source, own[0].line)  # the outermost frame in the file: the test
 
 
 def _relative(frame: Frame, root: Path) -> Frame | None:

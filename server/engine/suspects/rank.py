@@ -4,7 +4,9 @@ A function's score is the best Ochiai of its lines (the line-level ranking the s
 search/localize.py, over every project file the tests ran), so that a function whose one line
 only the failing tests run comes before its caller, whose lines every test runs. Ties go to the
 failure's own evidence: a function in the traceback of a failing test, then one the failing
-line calls by name, then the function-level spectrum (more failing, fewer passing tests).
+line calls by name, then one the failing test's body calls before it fails (the unit under test,
+as test-to-code traceability finds it: the test names what it checks), then the function-level
+spectrum (more failing, fewer passing tests).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Suspect:
     passing_total: int
     in_traceback: bool = False
     called_by_failing_line: bool = False
+    called_by_test: bool = False  # the failing test's body calls it before the failing line
     failing_tests: tuple[str, ...] = ()  # the failing tests that ran it (node ids)
 
     @property
@@ -48,6 +51,8 @@ class Suspect:
             text += "; in the failure's traceback"
         elif self.called_by_failing_line:
             text += "; the failing line calls it"
+        elif self.called_by_test:
+            text += "; the failing test calls it"
         return text
 
 
@@ -57,6 +62,7 @@ class FailureEvidence:
 
     frames: Sequence[Frame] = ()  # paths relative to the root, "/"
     failing_lines: Sequence[str] = ()  # the source of the line each failing test stopped at
+    test_lines: Sequence[str] = ()  # the failing tests' own lines, from their `def` to there
 
 
 def function_spans(source: str) -> list[tuple[str, int, int, int]]:
@@ -102,6 +108,7 @@ def rank_functions(
     files = {path for path, _line in line_runs}
     evidence = evidence or FailureEvidence()
     called = _called_names(evidence.failing_lines)
+    called_by_test = _called_names(evidence.test_lines)
     in_trace = {(f.path, f.line) for f in evidence.frames}
     suspects = []
     for path in sorted(files):
@@ -132,6 +139,7 @@ def rank_functions(
                     len(passing),
                     in_traceback=any((path, n) in in_trace for n in inner),
                     called_by_failing_line=qualname.rsplit(".", 1)[-1] in called,
+                    called_by_test=qualname.rsplit(".", 1)[-1] in called_by_test,
                     failing_tests=tuple(sorted(ran_by & failing)),
                 )
             )
@@ -140,12 +148,23 @@ def rank_functions(
             -s.score,
             not s.in_traceback,
             not s.called_by_failing_line,
+            not s.called_by_test,
             -ochiai(s.failing_hits, s.failing_total, s.passing_hits),
             s.file,
             s.line,
         )
     )
     return suspects
+
+
+def test_body_lines(source: str, line: int) -> list[str]:
+    """The lines of the function in `source` (a test file) that holds `line`, from its `def`
+    to `line`: what the test did before it failed."""
+    spans = [span for span in function_spans(source) if span[1] <= line <= span[3]]
+    if not spans:
+        return []
+    _name, _first, def_line, _last = spans[-1]
+    return source.splitlines()[def_line - 1 : line]
 
 
 def _read(path: Path) -> str:
