@@ -52,6 +52,22 @@ def test_fixes_that_pass_and_differ_are_named_in_the_evidence(tmp_path):
     assert result.caveat in evidence_line(result)
 
 
+def test_in_auto_the_model_chooses_among_fixes_the_tests_cannot_tell_apart(tmp_path):
+    """`hi + 1` and `hi * 1` both pass and differ on clip(3, 2); the search alone proposes the
+    first. In `auto` the model is sampled at their line, and the fix it writes itself is the
+    one proposed, with the vote in the evidence."""
+    root = _project(tmp_path / "clip")
+    backend = ScriptedBackend(["return min(x, hi * 1)"], prompt_form="completion")
+    result = run_session(_request(root, mode="auto", max_turns=1), backend)
+    assert result.success and result.fixed_function == CLIP.replace("hi - 1", "hi * 1")
+    assert result.caveat.startswith("2 fixes pass; they differ on clip(")
+    assert [bool(r.infill) for r in backend.requests] == [True, True]  # greedy, then sampled
+    assert "the one the model writes itself at line 2 (4 of 4 samples)" in result.explanation
+    undecided = ScriptedBackend(["return max(x, hi)"], prompt_form="completion")  # no survivor
+    result = run_session(_request(root, mode="auto", max_turns=1), undecided)
+    assert result.fixed_function == CLIP.replace("hi - 1", "hi + 1")  # the search's own rule
+
+
 def test_a_fix_checked_only_by_the_chosen_tests_says_so(tmp_path):
     root = _project(tmp_path / "clip")
     request = _request(root, wider_tests=[], mode="ut", max_turns=1)

@@ -112,14 +112,19 @@ def test_the_model_is_shown_the_separating_input(tmp_path):
     root = _project(tmp_path / "count", "count_at_least", COUNT, COUNT_TESTS)
     good = COUNT.replace("x > limit", "x >= limit")
     wrong = COUNT.replace("kept = 0", "kept = -1")
+    # the model is first sampled at the two lines (the vote among the survivors): answers that
+    # repeat line 2 or break the `if` at line 4 vote for neither, and the two stay undecided
     backend = ScriptedBackend(
-        [f"Bug: the start.\n```python\n{wrong}```\n", f"Bug: `>`.\n```python\n{good}```\n"]
+        ["kept = 0"] * 4
+        + [f"Bug: the start.\n```python\n{wrong}```\n", f"Bug: `>`.\n```python\n{good}```\n"]
     )
     result, _, _ = _search(
         root, "count_at_least", ["test_two_at_least_two"], [], mode="auto", max_turns=2,
         backend=backend,
     )  # fmt: skip
-    prompt = prompt_text(backend, 1)
+    turns = [i for i, request in enumerate(backend.requests) if request.messages]
+    assert len(backend.requests) - len(turns) == 4  # two lines, greedy and sampled
+    prompt = prompt_text(backend, turns[1])
     assert "A search over small edits found " in prompt
     assert "they differ on count_at_least(" in prompt and " returns " in prompt
     assert result.success and "x >= limit" in result.fixed_file

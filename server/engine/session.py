@@ -28,6 +28,7 @@ from selfdebug.server.engine.fix_check import check_fixes
 from selfdebug.server.engine.history import AttemptLog
 from selfdebug.server.engine.model_call import ModelCaller
 from selfdebug.server.engine.model_edits import step as model_edits
+from selfdebug.server.engine.model_edits.preference import model_preference
 from selfdebug.server.engine.modes import (
     AUTO_TURNS_WITHOUT_GAIN,
     RETRY_MAX_TOKENS,
@@ -47,6 +48,7 @@ from selfdebug.server.engine.overfitting import (
 from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, ShownTest
 from selfdebug.server.engine.recorder import Recorder
 from selfdebug.server.engine.search import host as search_host
+from selfdebug.server.engine.search.edit_search import Preference, SearchContext
 from selfdebug.server.engine.session_result import session_result, unlocated_result
 from selfdebug.server.engine.target import (
     TargetFunction,
@@ -175,6 +177,15 @@ class Session:
             settings = RunnerSettings(test_timeout_s=self.request.test_timeout_s)
             self._runner = ProjectRunner(Path(self.request.project_root), settings)
         return self._runner
+
+    def preference_for(self, context: SearchContext) -> Preference | None:
+        """`auto` with the model's local edits on: the model votes among fixes the tests cannot
+        tell apart (model_edits/preference.py); elsewhere the search's own rules decide."""
+        if self.request.mode != "auto" or self.request.model_edits_s <= 0:
+            return None
+        return model_preference(
+            context, self.backend, self.model.usage, sample=model_edits.sample_hole
+        )
 
     def remaining_s(self) -> float | None:
         if self.request.time_budget_s is None:

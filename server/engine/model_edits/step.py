@@ -134,16 +134,11 @@ def model_edit_step(
                 min(0.9, (time.monotonic() - started) / settings.budget_s),
             )
             try:
-                while True:  # once more in another form when the backend takes no FIM request
-                    try:
-                        texts = _sample(context, backend, hole, evidence, settings, deadline,
-                                        stats.usage, cold=number == 1, form=form)  # fmt: skip
-                        break
-                    except InfillUnsupported as error:
-                        if form != "infill":
-                            raise
-                        form = "chat" if backend.prompt_form == "chat" else "completion"
-                        stats.form = f"{form} ({error})"
+                texts, form, other_form = _sample_in_form(
+                    context, backend, hole, evidence, settings, deadline, stats.usage,
+                    cold=number == 1, form=form,
+                )  # fmt: skip
+                stats.form = other_form or stats.form
             except BackendCancelled:
                 raise Cancelled(context.cancel.reason or "cancelled")
             except BackendError as error:
@@ -172,6 +167,52 @@ def model_edit_step(
     if edits:
         conclude(context, searcher, step, edits, judged, judging, started, refused)
     return step, stats
+
+
+def sample_hole(
+    context: SearchContext,
+    backend: Backend,
+    hole: Hole,
+    evidence: Sequence[str],
+    samples: int,
+    temperature: float,
+    usage: Usage,
+) -> list[str]:
+    """`samples` answers at `hole` (the greedy one first), asked as the step asks (FIM, else
+    the backend's other form), within the context's deadline."""
+    settings = ModelEditSettings(samples=samples, temperature=temperature)
+    deadline = context.deadline or time.monotonic() + settings.budget_s
+    texts, _form, _why = _sample_in_form(
+        context, backend, hole, evidence, settings, deadline, usage, cold=False, form="infill"
+    )
+    return texts
+
+
+def _sample_in_form(
+    context: SearchContext,
+    backend: Backend,
+    hole: Hole,
+    evidence: Sequence[str],
+    settings: ModelEditSettings,
+    deadline: float,
+    usage: Usage,
+    *,
+    cold: bool,
+    form: str,
+) -> tuple[list[str], str, str]:
+    """(samples, the form that gave them, why not FIM when it changed): once more in another
+    form when the backend takes no FIM request."""
+    try:
+        texts = _sample(context, backend, hole, evidence, settings, deadline, usage,
+                        cold=cold, form=form)  # fmt: skip
+        return texts, form, ""
+    except InfillUnsupported as error:
+        if form != "infill":
+            raise
+        other = "chat" if backend.prompt_form == "chat" else "completion"
+        texts = _sample(context, backend, hole, evidence, settings, deadline, usage,
+                        cold=cold, form=other)  # fmt: skip
+        return texts, other, f"{other} ({error})"
 
 
 def _sample(

@@ -87,6 +87,11 @@ class Survivor:
         return (self.breaks_wider, -self.wider_passed, e.size, not self.agrees_with_model, e.rank)
 
 
+# survivors the tests cannot tell apart -> the one to propose and why (SearchContext.prefer)
+# (each group: survivors that behave alike) -> the survivor to propose and why, or None
+Preference = Callable[[Sequence[Sequence[Survivor]]], "tuple[Survivor, str] | None"]
+
+
 @dataclass
 class SearchResult:
     stop: SearchStop
@@ -430,6 +435,13 @@ def judge_survivors(
             "one that keeps every result the original returned (it answers only where the "
             "original raised or did not finish)"
         )
+    elif (preferred := _preferred(context, [[by_key[k] for k in g] for g in groups])) is not None:
+        pick, why = preferred
+        verdict.rule = "the model's choice"
+        verdict.caveat = _differ(check, keys, firsts)
+        group = next([by_key[k] for k in g] for g in groups if pick in [by_key[k] for k in g])
+        verdict.chosen = [pick, *[s for s in group if s is not pick]]
+        verdict.agreement = why
     elif len({n for s in firsts for n in s.edit.lines}) <= 1:
         verdict.rule = "one line"
         verdict.chosen = list(candidates)
@@ -442,6 +454,19 @@ def judge_survivors(
             labels = {keys[id(s)]: s.edit.describe() for s in firsts[:3]}
             verdict.separation = describe_separation(separation, labels)
     return verdict
+
+
+def _preferred(
+    context: SearchContext, groups: Sequence[Sequence[Survivor]]
+) -> tuple[Survivor, str] | None:
+    """The survivor the session's preference (the model's vote) picks, each group a different
+    behaviour; None without a preference or a pick."""
+    if context.prefer is None or len(groups) < 2:
+        return None
+    found = context.prefer(groups)
+    if found is None or not any(found[0] is s for group in groups for s in group):
+        return None
+    return found
 
 
 def _differ(check: CrossCheck, keys: dict[int, str], firsts: Sequence[Survivor]) -> str:
@@ -553,6 +578,9 @@ class SearchContext:
     first_lines: list[int] = field(default_factory=list)  # edited before the suspicious lines
     found_on: str = ""  # what the edits change, for `found_by` ("the model's candidate")
     expected_values: ExpectedValues = NO_EXPECTED_VALUES  # refuses edits that write them in
+    # survivors the tests cannot tell apart -> the one to propose and why (the model's vote,
+    # model_edits/preference.py); None: the rules below decide alone
+    prefer: Preference | None = None
 
 
 def search_step(context: SearchContext, *, search: bool) -> SearchStep:

@@ -61,6 +61,10 @@ class SearchHost(Protocol):
 
     def remaining_s(self) -> float | None: ...
 
+    def preference_for(self, context: search.SearchContext) -> search.Preference | None:
+        """Who chooses among fixes the tests cannot tell apart (the model, in `auto`)."""
+        ...
+
 
 def context_for(
     host: SearchHost,
@@ -80,7 +84,7 @@ def context_for(
 
     chosen = chosen_before or host.chosen_before
     assert chosen is not None
-    return search.SearchContext(
+    context = search.SearchContext(
         runner=host.runner,
         file=host.file,
         source=source if source is not None else host.source,
@@ -103,6 +107,8 @@ def context_for(
         found_on=found_on,
         expected_values=host.test_values,
     )
+    context.prefer = host.preference_for(context)
+    return context
 
 
 def changed_lines(before: TargetFunction, code: str, first_line: int) -> list[int]:

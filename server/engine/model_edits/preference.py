@@ -1,0 +1,86 @@
+"""The model's vote among fixes the tests cannot tell apart: the one it writes itself.
+
+When several edits pass every test and behave differently on generated inputs, the search's
+rules pick the smallest at one line (or none at several), and the tests cannot say whether that
+is the intended one (HumanEvalFix/123: `n*2 + 1` -> `n+2 + 1` and -> `n*3 + 1` both pass the
+docstring's examples; the docstring says 3n + 1). The model reads the names, the docstring and
+the code around the line: sampled at each line the survivors change, an answer that is exactly
+one survivor's program is a vote for it. The naturalness of a patch to a code model ranks
+correct patches above merely plausible ones (Xia, Wei & Zhang ICSE'23; Kolak et al. 2022,
+"Patch generation with language models: feasibility and usefulness").
+
+A survivor is chosen only with more votes than every other; no vote, or a tie, leaves the
+search's own rule in place. Survivors that change several lines cannot be matched by a one-line
+answer and get no votes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from selfdebug.server.backends.base import Backend, Usage
+from selfdebug.server.engine.candidate import program_key
+from selfdebug.server.engine.model_edits.fim_prompt import evidence_from
+from selfdebug.server.engine.model_edits.holes import holes_at
+from selfdebug.server.engine.model_edits.samples import edits_from
+from selfdebug.server.engine.search.edit_search import Preference, SearchContext, Survivor
+from selfdebug.server.engine.search.localize import SuspiciousLine
+
+SAMPLES = 4  # per line: the greedy answer and three sampled
+LINES = 3  # lines sampled at most
+
+
+def model_preference(
+    context: SearchContext,
+    backend: Backend,
+    usage: Usage,
+    *,
+    sample: Callable[..., list[str]],
+    temperature: float = 0.8,
+) -> Preference:
+    """The vote as the search's `prefer` hook; the model calls are added to `usage`. `sample`:
+    model_edits.step.sample_hole (passed in: that module runs the search, this one is run by
+    it)."""
+
+    def prefer(groups: Sequence[Sequence[Survivor]]) -> tuple[Survivor, str] | None:
+        members = {program_key(s.edit.code): (index, s) for index, group in enumerate(groups)
+                   for s in group}  # fmt: skip
+        single = {s.edit.line for group in groups for s in group if len(s.edit.lines) == 1}
+        lines = sorted(single)[:LINES]
+        target = context.target
+        evidence = evidence_from(context.chosen_before)
+        votes: dict[str, int] = {}  # program key -> samples that wrote it
+        asked = 0
+        for line in lines:
+            holes = holes_at(target, [SuspiciousLine(line, 1.0, 1, 1, 0, 0)], top=1)
+            hole = next((h for h in holes if h.kind == "line"), None)
+            if hole is None:
+                continue
+            texts = sample(context, backend, hole, evidence, SAMPLES, temperature, usage)
+            asked += len(texts)
+            for text in texts:  # each sample votes, repeats included
+                for edit in edits_from(target, hole, [text], {program_key(target.code)}):
+                    key = program_key(edit.code)
+                    if key in members:
+                        votes[key] = votes.get(key, 0) + 1
+        by_group: dict[int, int] = {}
+        for key, count in votes.items():
+            by_group[members[key][0]] = by_group.get(members[key][0], 0) + count
+        context.event(
+            "model_preference",
+            lines=lines,
+            samples=asked,
+            votes={members[k][1].edit.describe(): n for k, n in votes.items()},
+        )
+        ranked = sorted(by_group.values(), reverse=True)
+        if not ranked or (len(ranked) > 1 and ranked[0] == ranked[1]):
+            return None  # no vote, or a tie: the search's rules decide
+        best = max(by_group, key=lambda index: by_group[index])
+        key = max((k for k in votes if members[k][0] == best), key=lambda k: votes[k])
+        chosen = members[key][1]
+        return chosen, (
+            f"of {len(groups)} fixes the tests cannot tell apart, the one the model writes "
+            f"itself at line {chosen.edit.line} ({by_group[best]} of {asked} samples)"
+        )
+
+    return prefer
