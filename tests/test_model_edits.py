@@ -360,6 +360,47 @@ def test_the_real_qwen_gguf_fills_a_hole_with_one_line_of_code():
     assert sampled.cached_prompt_tokens > 0  # the prefix was read once
 
 
+COUNT_AT_LEAST = """def count_at_least(values, limit):
+    kept = 0
+    for x in values:
+        if x > limit:
+            kept += 1
+    return kept
+"""
+
+
+@pytest.mark.skipif(not QWEN_05B_INSTALLED, reason="the 0.5B is not installed")
+def test_the_real_qwen_gguf_votes_among_fixes_the_tests_cannot_tell_apart(tmp_path):
+    """One test, three one-token fixes that pass it and differ elsewhere (`kept = 1` at line 2,
+    `>=` and `<=` at line 4): the search alone proposes none. In `auto` the real model is
+    sampled at both lines, and what it writes itself (`>=`, from the function's name) is the
+    fix proposed."""
+    from selfdebug.server.backends.assemble import model_path
+    from selfdebug.server.backends.llama import LlamaBackend
+    from selfdebug.server.backends.models import QWEN_05B
+
+    (tmp_path / "count.py").write_text(COUNT_AT_LEAST)
+    (tmp_path / "test_count.py").write_text(
+        "from count import count_at_least\n\n\ndef test_two_at_least_two():\n"
+        "    assert count_at_least([1, 2, 3], 2) == 2\n"
+    )
+    request = DebugRequest(
+        file=tmp_path / "count.py", qualname="count_at_least", project_root=tmp_path,
+        tests=["test_count.py::test_two_at_least_two"], mode="auto", max_turns=1,
+        transcript_path=tmp_path / "t.jsonl",
+    )  # fmt: skip
+    backend = LlamaBackend(model_path(QWEN_05B, notice=None, progress=None), n_ctx=2048)
+    try:
+        result = run_session(request, backend)
+    finally:
+        backend.close()
+    (vote,) = [r for r in read_transcript(tmp_path / "t.jsonl") if r["event"] == "model_preference"]
+    assert vote["lines"] == [2, 4] and vote["samples"] == 8
+    assert result.success and "if x >= limit:" in (result.fixed_function or "")
+    assert "the one the model writes itself at line 4" in result.explanation
+    assert max(vote["votes"], key=vote["votes"].get) == "line 4: `>` -> `>=`"
+
+
 ACCOUNT = """import functools
 
 

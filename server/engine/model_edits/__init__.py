@@ -9,5 +9,6 @@ Xia & Zhang FSE'22; Xia, Wei & Zhang ICSE'23).
 - holes.py: where (the line, its statement, its block's header with it, the gap after it);
 - fim_prompt.py: what the model reads (prefix and suffix around a hole, with the evidence);
 - samples.py: the model's answers made into edits (cut at the hole's end, parsed, deduped);
-- step.py: all of it under one time budget, judged by search/edit_search.py.
+- step.py: all of it under one time budget, judged by search/edit_search.py;
+- preference.py: the model's vote among fixes the tests cannot tell apart (the one it writes).
 """
