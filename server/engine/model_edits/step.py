@@ -10,6 +10,7 @@ run against each other on generated inputs, the winner verified afresh).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -202,17 +203,16 @@ def _sample_in_form(
 ) -> tuple[list[str], str, str]:
     """(samples, the form that gave them, why not FIM when it changed): once more in another
     form when the backend takes no FIM request."""
+    ask = functools.partial(
+        _sample, context, backend, hole, evidence, settings, deadline, usage, cold=cold
+    )
     try:
-        texts = _sample(context, backend, hole, evidence, settings, deadline, usage,
-                        cold=cold, form=form)  # fmt: skip
-        return texts, form, ""
+        return ask(form=form), form, ""
     except InfillUnsupported as error:
         if form != "infill":
             raise
         other = "chat" if backend.prompt_form == "chat" else "completion"
-        texts = _sample(context, backend, hole, evidence, settings, deadline, usage,
-                        cold=cold, form=other)  # fmt: skip
-        return texts, other, f"{other} ({error})"
+        return ask(form=other), other, f"{other} ({error})"
 
 
 def _sample(
