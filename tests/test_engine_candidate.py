@@ -59,6 +59,26 @@ def test_good_candidate_replaces_only_the_function():
     ast.parse(candidate.new_source)
 
 
+def test_the_lines_a_fix_keeps_are_written_back_byte_for_byte():
+    """The function's code is dedented, which empties whitespace-only lines (a docstring's
+    too); the lines a fix leaves alone go back as the file had them, trailing spaces and all,
+    so the diff shows only the fix."""
+    source = (
+        "class Words:\n    def split(self, s):  \n        \"\"\"Split `s`.\n        \n"
+        "        Commas too.   \n        \"\"\"\n        return s.split(',')\n"
+    )  # fmt: skip
+    target = locate(source, "Words.split")
+    fixed = target.code.replace("s.split(',')", "s.replace(',', ' ').split()")
+    new_source = target.replace_in(source, fixed)
+    assert unified_diff(source, new_source, "w.py").count("\n-") == 1  # the one line
+    old_lines, new_lines = source.splitlines(), new_source.splitlines()
+    assert new_lines[:-1] == old_lines[:-1]
+    assert new_lines[-1] == "        return s.replace(',', ' ').split()"
+    added = target.replace_in(source, fixed.replace("    return", "    s = s.strip()\n    return"))
+    assert added.splitlines()[:-2] == old_lines[:-1] and added.endswith(".split()\n")
+    assert target.replace_in(source.rstrip("\n"), fixed).endswith(".split()")  # no final newline
+
+
 def test_method_candidate_is_reindented_with_or_without_its_class():
     target = locate(SOURCE, "Counter.add_all")
     method = (

@@ -9,6 +9,7 @@ lines and whether a replacement is valid Python.
 from __future__ import annotations
 
 import ast
+import difflib
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +47,11 @@ class TargetFunction:
     header: str = ""  # decorators + the def line(s), dedented; "" for a one-line def
 
     def replace_in(self, source: str, new_code: str) -> str:
-        """The file text with this function's lines replaced by `new_code` (column 0 code)."""
+        """The file text with this function's lines replaced by `new_code` (column 0 code).
+
+        The lines `new_code` keeps from `code` are the file's own, byte for byte: `code` is
+        dedented, which empties a whitespace-only line (a docstring's too), so writing it back
+        would change lines the fix never touched."""
         lines = source.splitlines(keepends=True)
         newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
         body = textwrap.indent(new_code.rstrip("\n") + "\n", self.indent, lambda line: True)
@@ -54,6 +59,17 @@ class TargetFunction:
             (line.rstrip("\n").rstrip("\r") + newline) if line.strip() else newline
             for line in body.splitlines(keepends=True)
         ]
+        own = lines[self.start_line : self.end_line]
+        before = self.code.splitlines()
+        if len(own) == len(before):  # `source` is the text this function was found in
+            after = new_code.rstrip("\n").splitlines()
+            matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+            kept: list[str] = []
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+                kept += own[i1:i2] if tag == "equal" else body_lines[j1:j2]
+            body_lines = kept
+            if body_lines and not body_lines[-1].endswith(("\n", "\r")):
+                body_lines[-1] += newline  # the file's last line, followed by the tail below
         tail = lines[self.end_line :]
         if self.end_line == len(lines) and lines and not lines[-1].endswith(("\n", "\r")):
             body_lines[-1] = body_lines[-1].rstrip("\r\n")  # keep a file without a final newline
