@@ -9,6 +9,7 @@ from pathlib import Path
 from selfdebug.commands.fix import evidence_line, report
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.transcript import read_transcript
 
 # `hi - 1` should be `hi`; `hi + 1` passes the two tests too, and differs from it on clip(3, 2)
 CLIP = "def clip(x, hi):\n    return min(x, hi - 1)\n"
@@ -66,6 +67,24 @@ def test_in_auto_the_model_chooses_among_fixes_the_tests_cannot_tell_apart(tmp_p
     undecided = ScriptedBackend(["return max(x, hi)"], prompt_form="completion")  # no survivor
     result = run_session(_request(root, mode="auto", max_turns=1), undecided)
     assert result.fixed_function == CLIP.replace("hi - 1", "hi + 1")  # the search's own rule
+
+
+def test_a_model_answer_that_is_no_survivor_votes_for_the_one_it_behaves_like(tmp_path):
+    """`min(x, hi)` is none of the search's survivors (it stopped at the one-token edits), but
+    on every generated input it returns what `hi * 1` returns and not what `hi + 1` does: a vote
+    for that behaviour, whose simplest edit is proposed."""
+    root = _project(tmp_path / "clip")
+    backend = ScriptedBackend(["return min(x, hi)"], prompt_form="completion")
+    transcript = tmp_path / "t.jsonl"
+    result = run_session(
+        _request(root, mode="auto", max_turns=1, transcript_path=transcript), backend
+    )
+    assert result.success and result.fixed_function == CLIP.replace("hi - 1", "hi * 1")
+    assert "the one that behaves like the model's own answer at line 2 (4 of 4" in (
+        result.explanation
+    )
+    (vote,) = [r for r in read_transcript(transcript) if r["event"] == "model_preference"]
+    assert vote["votes"] == {} and vote["alike"] == 4
 
 
 def test_a_fix_checked_only_by_the_chosen_tests_says_so(tmp_path):

@@ -5,13 +5,16 @@ rules pick the smallest at one line (or none at several), and the tests cannot s
 is the intended one (HumanEvalFix/123: `n*2 + 1` -> `n+2 + 1` and -> `n*3 + 1` both pass the
 docstring's examples; the docstring says 3n + 1). The model reads the names, the docstring and
 the code around the line: sampled at each line the survivors change, an answer that is exactly
-one survivor's program is a vote for it. The naturalness of a patch to a code model ranks
-correct patches above merely plausible ones (Xia, Wei & Zhang ICSE'23; Kolak et al. 2022,
-"Patch generation with language models: feasibility and usefulness").
+one survivor's program is a vote for it, and an answer that is none of them (its own spelling,
+or another fix) votes for the one survivor it behaves like on every generated input, since the
+model's answer need not pass the tests to say what the code is meant to do. The naturalness of a
+patch to a code model ranks correct patches above merely plausible ones (Xia, Wei & Zhang
+ICSE'23; Kolak et al. 2022, "Patch generation with language models: feasibility and
+usefulness").
 
-A survivor is chosen only with more votes than every other; no vote, or a tie, leaves the
-search's own rule in place. Survivors that change several lines cannot be matched by a one-line
-answer and get no votes.
+A behaviour is chosen only with more votes than every other; no vote, or a tie, leaves the
+search's own rule in place. The survivor proposed is the one the model wrote, else the simplest
+of the behaviour.
 """
 
 from __future__ import annotations
@@ -23,11 +26,17 @@ from selfdebug.server.engine.candidate import program_key
 from selfdebug.server.engine.model_edits.fim_prompt import evidence_from
 from selfdebug.server.engine.model_edits.holes import holes_at
 from selfdebug.server.engine.model_edits.samples import edits_from
-from selfdebug.server.engine.search.edit_search import Preference, SearchContext, Survivor
+from selfdebug.server.engine.search.edit_search import (
+    BehaviourMatch,
+    Preference,
+    SearchContext,
+    Survivor,
+)
 from selfdebug.server.engine.search.localize import SuspiciousLine
 
 SAMPLES = 4  # per line: the greedy answer and three sampled
 LINES = 3  # lines sampled at most
+MATCHED = 12  # distinct answers that are no survivor, run on the generated inputs at most
 
 
 def model_preference(
@@ -42,14 +51,17 @@ def model_preference(
     model_edits.step.sample_hole (passed in: that module runs the search, this one is run by
     it)."""
 
-    def prefer(groups: Sequence[Sequence[Survivor]]) -> tuple[Survivor, str] | None:
+    def prefer(
+        groups: Sequence[Sequence[Survivor]], match: BehaviourMatch
+    ) -> tuple[Survivor, str] | None:
         members = {program_key(s.edit.code): (index, s) for index, group in enumerate(groups)
                    for s in group}  # fmt: skip
         single = {s.edit.line for group in groups for s in group if len(s.edit.lines) == 1}
         lines = sorted(single)[:LINES]
         target = context.target
         evidence = evidence_from(context.chosen_before)
-        votes: dict[str, int] = {}  # program key -> samples that wrote it
+        exact: dict[str, int] = {}  # a survivor's program key -> samples that wrote it
+        others: list[str] = []  # the other answers' function texts, one per sample
         asked = 0
         for line in lines:
             holes = holes_at(target, [SuspiciousLine(line, 1.0, 1, 1, 0, 0)], top=1)
@@ -62,25 +74,37 @@ def model_preference(
                 for edit in edits_from(target, hole, [text], {program_key(target.code)}):
                     key = program_key(edit.code)
                     if key in members:
-                        votes[key] = votes.get(key, 0) + 1
+                        exact[key] = exact.get(key, 0) + 1
+                    else:
+                        others.append(edit.code)
         by_group: dict[int, int] = {}
-        for key, count in votes.items():
+        for key, count in exact.items():
             by_group[members[key][0]] = by_group.get(members[key][0], 0) + count
+        distinct = list(dict.fromkeys(others))[:MATCHED]
+        matched = dict(zip(distinct, match(distinct), strict=True)) if distinct else {}
+        alike = 0  # answers that are no survivor but behave like one
+        for code in others:
+            index = matched.get(code)
+            if index is not None:
+                by_group[index] = by_group.get(index, 0) + 1
+                alike += 1
         context.event(
             "model_preference",
             lines=lines,
             samples=asked,
-            votes={members[k][1].edit.describe(): n for k, n in votes.items()},
+            votes={members[k][1].edit.describe(): n for k, n in exact.items()},
+            alike=alike,
         )
         ranked = sorted(by_group.values(), reverse=True)
         if not ranked or (len(ranked) > 1 and ranked[0] == ranked[1]):
             return None  # no vote, or a tie: the search's rules decide
         best = max(by_group, key=lambda index: by_group[index])
-        key = max((k for k in votes if members[k][0] == best), key=lambda k: votes[k])
-        chosen = members[key][1]
+        written = [k for k in exact if members[k][0] == best]
+        chosen = members[max(written, key=lambda k: exact[k])][1] if written else groups[best][0]
+        how = "the model writes itself" if written else "that behaves like the model's own answer"
         return chosen, (
-            f"of {len(groups)} fixes the tests cannot tell apart, the one the model writes "
-            f"itself at line {chosen.edit.line} ({by_group[best]} of {asked} samples)"
+            f"of {len(groups)} fixes the tests cannot tell apart, the one {how} at line "
+            f"{chosen.edit.line} ({by_group[best]} of {asked} samples)"
         )
 
     return prefer

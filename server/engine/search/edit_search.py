@@ -88,8 +88,12 @@ class Survivor:
 
 
 # survivors the tests cannot tell apart -> the one to propose and why (SearchContext.prefer)
-# (each group: survivors that behave alike) -> the survivor to propose and why, or None
-Preference = Callable[[Sequence[Sequence[Survivor]]], "tuple[Survivor, str] | None"]
+# For each of some function texts, the group of survivors (an index into the groups) it behaves
+# like on every generated input, or None: how a model's answer that is no survivor still votes.
+BehaviourMatch = Callable[[Sequence[str]], list["int | None"]]
+# (each group: survivors that behave alike; a match for other texts) -> the survivor to propose
+# and why, or None
+Preference = Callable[[Sequence[Sequence[Survivor]], BehaviourMatch], "tuple[Survivor, str] | None"]
 
 
 @dataclass
@@ -435,7 +439,9 @@ def judge_survivors(
             "one that keeps every result the original returned (it answers only where the "
             "original raised or did not finish)"
         )
-    elif (preferred := _preferred(context, [[by_key[k] for k in g] for g in groups])) is not None:
+    elif (
+        preferred := _preferred(context, searcher, [[by_key[k] for k in g] for g in groups])
+    ) is not None:
         pick, why = preferred
         verdict.rule = "the model's choice"
         verdict.caveat = _differ(check, keys, firsts)
@@ -457,13 +463,36 @@ def judge_survivors(
 
 
 def _preferred(
-    context: SearchContext, groups: Sequence[Sequence[Survivor]]
+    context: SearchContext, searcher: SearchRunner, groups: Sequence[Sequence[Survivor]]
 ) -> tuple[Survivor, str] | None:
     """The survivor the session's preference (the model's vote) picks, each group a different
     behaviour; None without a preference or a pick."""
     if context.prefer is None or len(groups) < 2:
         return None
-    found = context.prefer(groups)
+
+    def match(codes: Sequence[str]) -> list[int | None]:
+        """Each text's group: the one whose first survivor it agrees with on every generated
+        input, when exactly one does (a text that does not run matches none)."""
+        firsts = [group[0].edit.code for group in groups]
+        versions = Versions({str(i): code for i, code in enumerate([*firsts, *codes])},
+                            context.target.start_line + 1)  # fmt: skip
+        check = run_crosscheck(
+            searcher, context.target.name, versions,
+            list(dict.fromkeys(context.chosen + context.wider)),
+            count=context.settings.generated_inputs, cancel=context.cancel,
+            timeout_s=_left(context.deadline),
+        )  # fmt: skip
+        if not (check.usable and check.inputs >= MIN_INPUTS):
+            return [None] * len(codes)
+        found: list[int | None] = []
+        for j in range(len(codes)):
+            key = str(len(firsts) + j)
+            runs = bool(check.outcomes(key))
+            hits = [i for i in range(len(firsts)) if runs and check.agree(key, str(i))]
+            found.append(hits[0] if len(hits) == 1 else None)
+        return found
+
+    found = context.prefer(groups, match)
     if found is None or not any(found[0] is s for group in groups for s in group):
         return None
     return found
