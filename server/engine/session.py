@@ -22,9 +22,7 @@ from typing import TYPE_CHECKING, Any
 from selfdebug.server.backends.base import Backend, BackendCancelled, BackendError, Completion
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback
-from selfdebug.server.engine.call_deadline import expected_seconds
 from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
-from selfdebug.server.engine.context_fit import estimate_tokens
 from selfdebug.server.engine.failed_calls import CallFailed, session_stop
 from selfdebug.server.engine.fix_check import check_fixes
 from selfdebug.server.engine.history import AttemptLog
@@ -73,9 +71,6 @@ from selfdebug.server.runner.results import RunResult, TestResult, nodeid_covers
 if TYPE_CHECKING:
     from selfdebug.server.engine.search.edit_search import SearchStep, VerifiedFix
     from selfdebug.server.runner import ProjectRunner
-
-
-REWRITE_PROSE_TOKENS = 60  # a whole-function answer's words around its code
 
 
 class _Stop(Exception):
@@ -652,8 +647,6 @@ class Session:
         while True:
             if self.turn >= max_turns:
                 return "max_turns"
-            if self._rewrite_too_slow():
-                return "no_improvement"
             self.turn += 1
             self._emit(f"turn {self.turn}/{max_turns}")
             failed = False
@@ -696,23 +689,6 @@ class Session:
             plan_spent = not improved and not self._next_mode() and request.mode == "auto"
             if plan_spent and without_improvement >= AUTO_TURNS_WITHOUT_GAIN:
                 return "no_improvement"  # further turns have not paid
-
-    def _rewrite_too_slow(self) -> bool:
-        """`auto`: a whole-function turn is not given when, at the speed the model's calls
-        have shown, writing the function back would take longer than the whole local-edit
-        step (recorded). On the real dev set such turns took 250-370 s a call on two cores and
-        fixed none of 32 cases; the same time buys the local edits' dozens of samples."""
-        speed = self.model.speed.speed
-        if self.request.mode != "auto" or speed is None or self.request.model_edits_s <= 0:
-            return False
-        tokens = estimate_tokens(self.current_code)
-        expected = expected_seconds(2 * tokens, tokens + REWRITE_PROSE_TOKENS, speed)
-        if expected <= self.request.model_edits_s:
-            return False
-        self.record("rewrite_skipped", expected_s=round(expected), tokens=tokens,
-                    gen_tok_s=round(speed.gen_tok_s, 1))  # fmt: skip
-        self._emit(f"not rewriting the whole function: ~{expected:.0f} s a turn at this speed")
-        return True
 
     def _beats_original(self, evaluated: _Evaluated) -> bool:
         """More chosen tests pass than on the original: a near miss worth a search, even when
