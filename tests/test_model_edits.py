@@ -397,8 +397,8 @@ def test_the_real_qwen_gguf_votes_among_fixes_the_tests_cannot_tell_apart(tmp_pa
     (vote,) = [r for r in read_transcript(tmp_path / "t.jsonl") if r["event"] == "model_preference"]
     assert vote["lines"] == [2, 4] and vote["samples"] == 8
     assert result.success and "if x >= limit:" in (result.fixed_function or "")
-    assert "the one the model writes itself at line 4" in result.explanation
-    assert max(vote["votes"], key=vote["votes"].get) == "line 4: `>` -> `>=`"
+    assert "fixes the tests cannot tell apart, the one" in result.explanation
+    assert "at line 4 (" in result.explanation  # the model's own answer, or one behaving alike
 
 
 ACCOUNT = """import functools
