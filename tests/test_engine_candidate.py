@@ -77,6 +77,8 @@ def test_the_lines_a_fix_keeps_are_written_back_byte_for_byte():
     added = target.replace_in(source, fixed.replace("    return", "    s = s.strip()\n    return"))
     assert added.splitlines()[:-2] == old_lines[:-1] and added.endswith(".split()\n")
     assert target.replace_in(source.rstrip("\n"), fixed).endswith(".split()")  # no final newline
+    rewritten = "\n".join(line.rstrip() for line in fixed.splitlines())  # as a model writes it
+    assert target.replace_in(source, rewritten) == new_source
 
 
 def test_method_candidate_is_reindented_with_or_without_its_class():

@@ -49,9 +49,10 @@ class TargetFunction:
     def replace_in(self, source: str, new_code: str) -> str:
         """The file text with this function's lines replaced by `new_code` (column 0 code).
 
-        The lines `new_code` keeps from `code` are the file's own, byte for byte: `code` is
-        dedented, which empties a whitespace-only line (a docstring's too), so writing it back
-        would change lines the fix never touched."""
+        The lines `new_code` keeps from `code` (trailing whitespace aside) are the file's own,
+        byte for byte: `code` is dedented, which empties a whitespace-only line (a docstring's
+        too), and a model's rewrite drops trailing spaces, so writing them back would change
+        lines the fix never touched."""
         lines = source.splitlines(keepends=True)
         newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
         body = textwrap.indent(new_code.rstrip("\n") + "\n", self.indent, lambda line: True)
@@ -60,9 +61,9 @@ class TargetFunction:
             for line in body.splitlines(keepends=True)
         ]
         own = lines[self.start_line : self.end_line]
-        before = self.code.splitlines()
+        before = [line.rstrip() for line in self.code.splitlines()]
         if len(own) == len(before):  # `source` is the text this function was found in
-            after = new_code.rstrip("\n").splitlines()
+            after = [line.rstrip() for line in new_code.rstrip("\n").splitlines()]
             matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
             kept: list[str] = []
             for tag, i1, i2, j1, j2 in matcher.get_opcodes():
