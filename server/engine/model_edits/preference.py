@@ -59,6 +59,7 @@ def model_preference(
         single = {s.edit.line for group in groups for s in group if len(s.edit.lines) == 1}
         lines = sorted(single)[:LINES]
         target = context.target
+        original = program_key(target.code)
         evidence = evidence_from(context.chosen_before)
         exact: dict[str, int] = {}  # a survivor's program key -> samples that wrote it
         others: list[str] = []  # the other answers' function texts, one per sample
@@ -71,7 +72,7 @@ def model_preference(
             texts = sample(context, backend, hole, evidence, SAMPLES, temperature, usage)
             asked += len(texts)
             for text in texts:  # each sample votes, repeats included
-                for edit in edits_from(target, hole, [text], {program_key(target.code)}):
+                for edit in edits_from(target, hole, [text], {original}):
                     key = program_key(edit.code)
                     if key in members:
                         exact[key] = exact.get(key, 0) + 1

@@ -419,7 +419,8 @@ def judge_survivors(
     flawed = [s for s in programs if s not in candidates]  # tried only if the rest fail
     groups = check.behaviour_groups([keys[id(s)] for s in candidates])
     verdict.groups = [[by_key[k].edit.describe() for k in group] for group in groups]
-    firsts = [by_key[group[0]] for group in groups]
+    behaviours = [[by_key[k] for k in group] for group in groups]  # the survivors, grouped
+    firsts = [group[0] for group in behaviours]
     repair = check.only_repair([group[0] for group in groups]) if len(groups) > 1 else None
     if len(groups) == 1:
         verdict.rule = "one answer"
@@ -439,13 +440,11 @@ def judge_survivors(
             "one that keeps every result the original returned (it answers only where the "
             "original raised or did not finish)"
         )
-    elif (
-        preferred := _preferred(context, searcher, [[by_key[k] for k in g] for g in groups])
-    ) is not None:
+    elif (preferred := _preferred(context, searcher, behaviours)) is not None:
         pick, why = preferred
         verdict.rule = "the model's choice"
         verdict.caveat = _differ(check, keys, firsts)
-        group = next([by_key[k] for k in g] for g in groups if pick in [by_key[k] for k in g])
+        group = next(g for g in behaviours if any(s is pick for s in g))
         verdict.chosen = [pick, *[s for s in group if s is not pick]]
         verdict.agreement = why
     elif len({n for s in firsts for n in s.edit.lines}) <= 1:
@@ -474,15 +473,8 @@ def _preferred(
         """Each text's group: the one whose first survivor it agrees with on every generated
         input, when exactly one does (a text that does not run matches none)."""
         firsts = [group[0].edit.code for group in groups]
-        versions = Versions({str(i): code for i, code in enumerate([*firsts, *codes])},
-                            context.target.start_line + 1)  # fmt: skip
-        check = run_crosscheck(
-            searcher, context.target.name, versions,
-            list(dict.fromkeys(context.chosen + context.wider)),
-            count=context.settings.generated_inputs, cancel=context.cancel,
-            timeout_s=_left(context.deadline),
-        )  # fmt: skip
-        if not (check.usable and check.inputs >= MIN_INPUTS):
+        check = _on_generated_inputs(context, searcher, [*firsts, *codes])
+        if not _gives_evidence(check):
             return [None] * len(codes)
         found: list[int | None] = []
         for j in range(len(codes)):
@@ -520,22 +512,34 @@ def _crosscheck(
     (no calls recorded, too few inputs, an error): see the transcript's `crosscheck` event."""
     if not context.settings.crosscheck:
         return None
-    versions = Versions({str(i): s.edit.code for i, s in enumerate(programs)},
-                        context.target.start_line + 1)  # fmt: skip
-    tests = list(dict.fromkeys(context.chosen + context.wider))
     context.progress(f"running {len(programs)} edits on generated inputs", 0.9)
-    check = run_crosscheck(
-        searcher, context.target.name, versions, tests,
-        count=context.settings.generated_inputs, cancel=context.cancel,
-        timeout_s=_left(context.deadline),
-    )  # fmt: skip
+    check = _on_generated_inputs(context, searcher, [s.edit.code for s in programs])
     context.cancel.raise_if_cancelled()
     context.event(
         "crosscheck",
         versions=len(programs),
         **check.record_fields(),
     )
-    return check if check.usable and check.inputs >= MIN_INPUTS else None
+    return check if _gives_evidence(check) else None
+
+
+def _on_generated_inputs(
+    context: SearchContext, searcher: SearchRunner, codes: Sequence[str]
+) -> CrossCheck:
+    """`codes` (function texts, ids "0", "1", ... in order) and the original run on the inputs
+    generated from the calls the chosen and wider tests make."""
+    versions = Versions({str(i): code for i, code in enumerate(codes)},
+                        context.target.start_line + 1)  # fmt: skip
+    tests = list(dict.fromkeys(context.chosen + context.wider))
+    return run_crosscheck(
+        searcher, context.target.name, versions, tests,
+        count=context.settings.generated_inputs, cancel=context.cancel,
+        timeout_s=_left(context.deadline),
+    )  # fmt: skip
+
+
+def _gives_evidence(check: CrossCheck) -> bool:
+    return check.usable and check.inputs >= MIN_INPUTS
 
 
 def simplest_first(survivors: Sequence[Survivor]) -> list[Survivor]:
