@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.count_project import COUNT
 from helpers.sumproj import prompt_text
 
 from selfdebug.server.backends.scripted import ScriptedBackend
@@ -80,13 +81,6 @@ def test_equivalent_survivors_at_two_lines_are_one_answer(tmp_path):
 
 # `>` should be `>=`; with one test case, `kept = 1` at line 2 makes it pass too, and the two
 # differ on most other inputs (and `x > limit` -> `x >= limit` agrees with `<=` on none).
-COUNT = """def count_at_least(values, limit):
-    kept = 0
-    for x in values:
-        if x > limit:
-            kept += 1
-    return kept
-"""
 COUNT_TESTS = """from count_at_least import count_at_least
 
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.count_project import COUNT, write_count_project
 from helpers.sumproj import prompt_text
 from lsprotocol.types import DiagnosticSeverity
 
@@ -395,28 +396,9 @@ def test_no_edit_asks_the_type_of_arithmetic():
 
 # -- overfitting: edits the tests cannot choose between --
 # `>` should be `>=`; with one test case, `kept = 1` and `kept += 2` make it pass too.
-COUNT = """def count_at_least(values, limit):
-    kept = 0
-    for x in values:
-        if x > limit:
-            kept += 1
-    return kept
-"""
-COUNT_TESTS = """from count import count_at_least
-
-
-def test_two_at_least_two():
-    assert count_at_least([1, 2, 3], 2) == 2
-"""
-
-
 @pytest.fixture()
 def count_project(tmp_path) -> Path:
-    root = tmp_path / "countproj"
-    root.mkdir()
-    (root / "count.py").write_text(COUNT, encoding="utf-8")
-    (root / "test_count.py").write_text(COUNT_TESTS, encoding="utf-8")
-    return root
+    return write_count_project(tmp_path / "countproj")
 
 
 def count_request(root: Path, **changes) -> DebugRequest:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.count_project import write_count_project
 
 from selfdebug.server.backends.base import CompletionRequest, InfillUnsupported
 from selfdebug.server.backends.scripted import ScriptedBackend
@@ -360,15 +361,6 @@ def test_the_real_qwen_gguf_fills_a_hole_with_one_line_of_code():
     assert sampled.cached_prompt_tokens > 0  # the prefix was read once
 
 
-COUNT_AT_LEAST = """def count_at_least(values, limit):
-    kept = 0
-    for x in values:
-        if x > limit:
-            kept += 1
-    return kept
-"""
-
-
 @pytest.mark.skipif(not QWEN_05B_INSTALLED, reason="the 0.5B is not installed")
 def test_the_real_qwen_gguf_votes_among_fixes_the_tests_cannot_tell_apart(tmp_path):
     """One test, three one-token fixes that pass it and differ elsewhere (`kept = 1` at line 2,
@@ -379,11 +371,7 @@ def test_the_real_qwen_gguf_votes_among_fixes_the_tests_cannot_tell_apart(tmp_pa
     from selfdebug.server.backends.llama import LlamaBackend
     from selfdebug.server.backends.models import QWEN_05B
 
-    (tmp_path / "count.py").write_text(COUNT_AT_LEAST)
-    (tmp_path / "test_count.py").write_text(
-        "from count import count_at_least\n\n\ndef test_two_at_least_two():\n"
-        "    assert count_at_least([1, 2, 3], 2) == 2\n"
-    )
+    write_count_project(tmp_path)
     request = DebugRequest(
         file=tmp_path / "count.py", qualname="count_at_least", project_root=tmp_path,
         tests=["test_count.py::test_two_at_least_two"], mode="auto", max_turns=1,
