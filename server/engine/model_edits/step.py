@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -135,10 +135,9 @@ def model_edit_step(
                 min(0.9, (time.monotonic() - started) / settings.budget_s),
             )
             try:
-                texts, form, other_form = _sample_in_form(
-                    context, backend, hole, evidence, settings, deadline, stats.usage,
-                    cold=number == 1, form=form,
-                )  # fmt: skip
+                ask = functools.partial(_sample, context, backend, hole, evidence, settings,
+                                        deadline, stats.usage, cold=number == 1)  # fmt: skip
+                texts, form, other_form = _sample_in_form(ask, backend.prompt_form, form)
                 stats.form = other_form or stats.form
             except BackendCancelled:
                 raise Cancelled(context.cancel.reason or "cancelled")
@@ -183,35 +182,24 @@ def sample_hole(
     the backend's other form), within the context's deadline."""
     settings = ModelEditSettings(samples=samples, temperature=temperature)
     deadline = context.deadline or time.monotonic() + settings.budget_s
-    texts, _form, _why = _sample_in_form(
-        context, backend, hole, evidence, settings, deadline, usage, cold=False, form="infill"
+    ask = functools.partial(
+        _sample, context, backend, hole, evidence, settings, deadline, usage, cold=False
     )
+    texts, _form, _why = _sample_in_form(ask, backend.prompt_form, "infill")
     return texts
 
 
 def _sample_in_form(
-    context: SearchContext,
-    backend: Backend,
-    hole: Hole,
-    evidence: Sequence[str],
-    settings: ModelEditSettings,
-    deadline: float,
-    usage: Usage,
-    *,
-    cold: bool,
-    form: str,
+    ask: Callable[..., list[str]], prompt_form: str, form: str
 ) -> tuple[list[str], str, str]:
-    """(samples, the form that gave them, why not FIM when it changed): once more in another
-    form when the backend takes no FIM request."""
-    ask = functools.partial(
-        _sample, context, backend, hole, evidence, settings, deadline, usage, cold=cold
-    )
+    """(samples, the form that gave them, why not FIM when it changed): `ask(form=...)` once
+    more in the backend's other form (`prompt_form`) when it takes no FIM request."""
     try:
         return ask(form=form), form, ""
     except InfillUnsupported as error:
         if form != "infill":
             raise
-        other = "chat" if backend.prompt_form == "chat" else "completion"
+        other = "chat" if prompt_form == "chat" else "completion"
         return ask(form=other), other, f"{other} ({error})"
 
 
