@@ -132,16 +132,19 @@ def check_candidate(
     contains_probes: Callable[[str], bool] | None = None,
     truncated: bool = False,
     strip_new_prints: bool = False,
+    edit_base: str | None = None,
 ) -> Candidate:
     """Extract the function from `reply` and check it can replace `target` in `source`.
 
     `truncated`: the model stopped at its token limit (finish_reason "length"); unless the code
     block closed before that, the code is cut and is never used, and a cut reply that gives no
     usable change is marked `cut` (the session asks again). `strip_new_prints` (print mode):
-    print statements the original did not have are taken out of the fix."""
+    print statements the original did not have are taken out of the fix. `edit_base`: the
+    function as the prompt showed it, which an edit answer's blocks change (the target's code
+    when None; a later turn shows the best attempt so far)."""
     candidate = _check(
         reply, target, source, opened_fence, code_prefix, contains_probes, truncated,
-        strip_new_prints,
+        strip_new_prints, edit_base or target.code,
     )  # fmt: skip
     unchanged = candidate.ok and same_code(candidate.code or "", target.code)
     if truncated and not candidate.cut and (not candidate.ok or unchanged):
@@ -164,9 +167,10 @@ def _check(
     contains_probes: Callable[[str], bool] | None,
     truncated: bool,
     strip_new_prints: bool,
+    edit_base: str,
 ) -> Candidate:
     candidate = Candidate(reply=reply)
-    edited = apply_edit_answer(reply, target.code)  # a long function need not be repeated
+    edited = apply_edit_answer(reply, edit_base)  # a long function need not be repeated
     if edited.problem:
         candidate.problem = edited.problem
         return candidate

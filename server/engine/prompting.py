@@ -65,6 +65,7 @@ class PromptVars:
     history: list[Attempt] = field(default_factory=list)  # the latest attempts (history.py)
     repeat_note: str = ""  # the last answer or this request repeats an earlier one
     code_only: bool = False  # ask for the code alone (the last answer was cut at its length)
+    edit_form: bool = False  # ask for SEARCH/REPLACE blocks, not the function (answer_form.py)
     suspicious: str = ""  # "lines most likely at fault: 7, 5" (search/localize.py); "" when unknown
     search_hint: str = ""  # edits that pass the tests at several lines (search.judge_survivors)
     turn: int = 1

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 from selfdebug.server.backends.base import Backend, BackendCancelled, BackendError, Completion
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback
+from selfdebug.server.engine.answer_form import AnswerForm, choose_answer_form
 from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
+from selfdebug.server.engine.context_fit import token_counter
 from selfdebug.server.engine.failed_calls import CallFailed, session_stop
 from selfdebug.server.engine.fix_check import check_fixes
 from selfdebug.server.engine.history import AttemptLog
@@ -166,6 +168,7 @@ class Session:
         self.found_by = ""
         self.near_misses = 0  # edit searches run on the model's near misses
         self.fix_caveat = ""  # the proposed search or local edit's caveat (see _adopt)
+        self._told_form: AnswerForm | None = None  # the answer form the transcript last named
 
     # -- plumbing (also what modes use, see modes.Workbench) -----------------------------------
 
@@ -282,8 +285,19 @@ class Session:
             search_hint=self._search_hint(),
             turn=self.turn,
             max_turns=self.request.max_turns,
+            edit_form=self._answer_form().edit_form,
             **extra,
         )
+
+    def _answer_form(self) -> AnswerForm:
+        """The whole function, or SEARCH/REPLACE blocks for a long one (answer_form.py)."""
+        budget = self.request.max_tokens or STEP_MAX_TOKENS[self.strategy.fix_step]
+        chat = self.backend.prompt_form == "chat"
+        form = choose_answer_form(self.current_code, budget, token_counter(self.backend), chat=chat)
+        if form.edit_form and form != self._told_form:
+            self.record("answer_form", why=form.describe())
+            self._told_form = form
+        return form
 
     def source_with(self, code: str) -> str:
         if code == self.target.code:
@@ -306,6 +320,7 @@ class Session:
                 code_prefix=rendered.code_prefix,
                 contains_probes=contains_probes,
                 truncated=index < len(reasons) and reasons[index] == "length",
+                edit_base=self.current_code,
                 strip_new_prints=self.strategy.strips_prints,
             )
             for index, text in enumerate(completion.texts)
