@@ -65,3 +65,16 @@ def test_the_candidate_check_takes_an_edit_answer_like_a_whole_function():
     assert candidate.explanation.startswith("the low branch returns high")
     wrong = check_candidate(reply.replace("x < low", "x <= low", 1), target, SOURCE)
     assert not wrong.ok and "not in the function" in wrong.problem
+
+
+def test_a_block_quoting_a_line_without_its_indentation_keeps_the_replacements_structure():
+    """Seen with Qwen2.5-Coder-1.5B on click: the SEARCH line at column 0 is the tail of an
+    indented line; the REPLACE lines (an if/else) take that line's indentation, each level kept."""
+    reply = (
+        "<<<<<<< SEARCH\nreturn high\n=======\nif high is None:\n    return x\n"
+        "return high\n>>>>>>> REPLACE\n"
+    )
+    edited = apply_edit_answer(reply, _code())
+    assert edited.code is not None and edited.problem == ""
+    assert "        if high is None:\n            return x\n        return high\n" in edited.code
+    compile(edited.code, "clamp", "exec")

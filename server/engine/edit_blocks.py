@@ -64,11 +64,22 @@ def _hunk_pair(body: str) -> tuple[str, str]:
     return "\n".join(search) + "\n", "\n".join(replace) + "\n"
 
 
+def _line_aligned(code: str, search: str) -> int:
+    """Where `search` occurs in `code` as whole lines; -1 when it does not."""
+    if not search.endswith("\n"):
+        return -1
+    at = code.find(search)
+    while at > 0 and code[at - 1] != "\n":
+        at = code.find(search, at + 1)
+    return at
+
+
 def _replace_once(code: str, search: str, replace: str) -> str | None:
     if not search.strip():
         return None
-    if search in code:
-        return code.replace(search, replace, 1)
+    at = _line_aligned(code, search)
+    if at >= 0:  # a block quoting a line's tail (its indentation dropped) is matched line by line
+        return code[:at] + replace + code[at + len(search) :]
     lines = code.splitlines(keepends=True)
     wanted = [line.strip() for line in search.splitlines() if line.strip()]
     for start in range(len(lines)):
