@@ -351,3 +351,23 @@ def test_an_edit_that_makes_every_return_the_same_constant_is_not_tried():
     # a constant return beside a computed one may still change
     other = "def f(x):\n    if x:\n        return x + 1\n    return 0\n"
     assert (4, "0", "1") in {(e.line, e.before, e.after) for e in generate_edits(other, 1, {4: 0})}
+
+
+def test_a_none_check_reads_the_conditions_values_and_keeps_its_precedence():
+    """`none-check` (registry.py): a value the condition reads, or a parameter, checked first;
+    an `or` condition is parenthesized under `and`; a value already compared with None is not
+    checked again; a called function is no value."""
+    code = (
+        "def f(item, limit):\n    if item.size > limit or item.empty():\n        return 1\n"
+        "    if item.size is None:\n        return 2\n"
+    )
+    made: dict[int, set[str]] = {}
+    for edit in generate_edits(code, 1, {2: 0, 4: 0}, classes={"none-check"}):
+        made.setdefault(edit.line, set()).add(edit.after)
+    condition = "item.size > limit or item.empty()"
+    assert f"item is not None and ({condition})" in made[2]
+    assert f"item.size is None or {condition}" in made[2]
+    assert f"limit is not None and ({condition})" in made[2]  # a parameter, read or not
+    assert not any("item.empty is" in after for after in made[2])  # called: not a value
+    assert "item is None or item.size is None" in made[4]
+    assert not any(after.startswith("item.size is") for after in made[4])  # checked already

@@ -341,6 +341,92 @@ def stop(self):
             2,
         ),
     ),
+    "none-check": (
+        _e(
+            "tornadoweb/tornado@f0df94ca6b09:tornado/web.py::RequestHandler.get_cookie",
+            """\
+def get_cookie(self, name, default=None):
+    if name in self.request.cookies:
+        return self.request.cookies[name].value
+    return default
+""",
+            """\
+def get_cookie(self, name, default=None):
+    if self.request.cookies is not None and name in self.request.cookies:
+        return self.request.cookies[name].value
+    return default
+""",
+            2,
+        ),
+        _e(
+            "pytest-dev/pytest@6fb7269979f8:src/_pytest/terminal.py::TerminalReporter.write_fspath_result",
+            """\
+def write_fspath_result(self, nodeid, res, **markup):
+    fspath = self.config.rootdir.join(nodeid.split("::")[0])
+    if fspath != self.currentfspath:
+        self.currentfspath = fspath
+""",
+            """\
+def write_fspath_result(self, nodeid, res, **markup):
+    fspath = self.config.rootdir.join(nodeid.split("::")[0])
+    if self.currentfspath is None or fspath != self.currentfspath:
+        self.currentfspath = fspath
+""",
+            3,
+        ),
+        _e(
+            "pypa/pip@0a1571ba03d8:src/pip/_internal/models/link.py::Link.is_hash_allowed",
+            """\
+def is_hash_allowed(self, hashes):
+    if not self.has_hash:
+        return False
+    return hashes.is_hash_allowed(self.hash_name, hex_digest=self.hash)
+""",
+            """\
+def is_hash_allowed(self, hashes):
+    if hashes is None or not self.has_hash:
+        return False
+    return hashes.is_hash_allowed(self.hash_name, hex_digest=self.hash)
+""",
+            2,
+        ),
+        _e(
+            "python/mypy@53d6e24f9b51:mypy/checkexpr.py::ExpressionChecker.try_infer_partial_type",
+            """\
+def try_infer_partial_type(self, e):
+    partial_type = cast(PartialType, var.type)
+    if partial_type.type is None:
+        return
+    typename = partial_type.type.fullname()
+""",
+            """\
+def try_infer_partial_type(self, e):
+    partial_type = cast(PartialType, var.type)
+    if partial_type is None or partial_type.type is None:
+        return
+    typename = partial_type.type.fullname()
+""",
+            3,
+        ),
+        _e(
+            "spyder-ide/spyder@6fe04d458531:spyder/utils/conda.py::get_spyder_conda_channel",
+            """\
+def get_spyder_conda_channel():
+    channel_url = package_info["base_url"]
+    if "<develop>" in channel_url:
+        channel_url = None
+    return channel, channel_url
+""",
+            """\
+def get_spyder_conda_channel():
+    channel_url = package_info["base_url"]
+    if channel_url is not None and "<develop>" in channel_url:
+        channel_url = None
+    return channel, channel_url
+""",
+            3,
+        ),
+    ),
     "dropped-condition": (
         _e(
             "PyCQA/isort@bb2dce7890ba:isort/isort.py::SortImports._import_type",
@@ -1481,6 +1567,7 @@ FOUND: dict[str, tuple[int, int]] = {  # class -> (fix commits, projects) it mak
     "shifted-bound": (5, 4),
     "shifted-argument": (3, 2),
     "dropped-condition": (23, 17),
+    "none-check": (19, 11),
     "other-name": (106, 35),
     "other-attribute": (35, 21),
     "sibling-argument": (9, 8),
