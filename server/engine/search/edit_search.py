@@ -39,6 +39,7 @@ from selfdebug.server.engine.search.crosscheck import (
 from selfdebug.server.engine.search.edits import Edit, generate_edits
 from selfdebug.server.engine.search.evidence import NOTHING_EXPECTED, Expected, expected_from
 from selfdebug.server.engine.search.localize import Localization, SuspiciousLine, rank_lines
+from selfdebug.server.engine.search.predicates import with_guarding_conditions
 from selfdebug.server.engine.target import TargetFunction
 from selfdebug.server.runner.results import RunResult, nodeid_covers
 from selfdebug.server.runner.search_runner import (
@@ -178,7 +179,8 @@ def candidate_edits(
     """Edits at the top lines; lines with the same score share a rank, so that a small edit on
     any of them comes before a larger one on the first. A group of lines with the last top
     line's score is taken whole (up to twice `top_lines`): where a cut falls inside it is
-    chance (the lines every test runs tie, and a bug before a failing path is among them)."""
+    chance (the lines every test runs tie, and a bug before a failing path is among them). The
+    condition that guards each top line is edited too (predicates.py)."""
     top = list(lines[: settings.top_lines])
     if top:
         last = round(top[-1].score, 9)
@@ -193,6 +195,7 @@ def candidate_edits(
         if score not in scores:
             scores.append(score)
         ranks[line.line] = scores.index(score)
+    ranks = with_guarding_conditions(target.code, target.start_line + 1, ranks)
     return generate_edits(target.code, target.start_line + 1, ranks, settings.max_edits, expected)
 
 
