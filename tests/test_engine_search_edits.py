@@ -371,3 +371,21 @@ def test_a_none_check_reads_the_conditions_values_and_keeps_its_precedence():
     assert not any("item.empty is" in after for after in made[2])  # called: not a value
     assert "item is None or item.size is None" in made[4]
     assert not any(after.startswith("item.size is") for after in made[4])  # checked already
+
+
+def test_a_truth_test_becomes_a_none_test_on_each_operand_but_not_on_a_predicate_call():
+    """`none-test` (registry.py): `x` -> `x is not None`, `not x` -> `x is None`, for the whole
+    condition and each operand of its `and`/`or`, in an if, while or conditional expression;
+    a call's truth is often its answer (`isinstance(...)`, `s.startswith(...)`): left alone."""
+    code = (
+        "def f(item, limit):\n    if item.size and not limit and isinstance(item, int):\n"
+        "        return 1\n    return item.get(0) if item.ready() else item.cache.get(1)\n"
+    )
+    made: dict[int, set[str]] = {}
+    for edit in generate_edits(code, 1, {2: 0, 4: 0}, classes={"none-test"}):
+        made.setdefault(edit.line, set()).add(edit.after)
+    assert made[2] == {"item.size is not None", "limit is None"}
+    assert 4 not in made  # `item.ready()` is a call
+    ternary = "def g(x):\n    return x.name if x.cache[1] else ''\n"
+    edits = generate_edits(ternary, 1, {2: 0}, classes={"none-test"})
+    assert [e.after for e in edits] == ["x.cache[1] is not None"]

@@ -165,6 +165,8 @@ def _changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
         yield from _negated_condition(node, scope.text)
     if isinstance(node, ast.If | ast.While):
         yield from _none_checks(node.test, scope)
+    if isinstance(node, ast.If | ast.While | ast.IfExp):
+        yield from _explicit_none_tests(node.test, scope.text)
     if isinstance(node, ast.Return) and node.value is not None:
         yield from _other_return(node.value, scope)
 
@@ -413,6 +415,23 @@ def _none_checks(test: ast.expr, scope: _Scope) -> Iterator[Change]:
         if value not in checked:
             yield "none-check", start, end, f"{value} is not None and {in_and}"
             yield "none-check", start, end, f"{value} is None or {in_or}"
+
+
+_STORED = (ast.Name, ast.Attribute, ast.Subscript)  # a call's truth is often its answer
+
+
+def _explicit_none_tests(test: ast.expr, text: _Text) -> Iterator[Change]:
+    """`x` -> `x is not None` and `not x` -> `x is None` where a condition (or one operand of
+    its `and`/`or`) tests a stored value's truth (a name, attribute or item; no call's): a
+    falsy value (0, "", an empty list) was taken for a missing one (24 fix commits in 17
+    projects of the mined pool)."""
+    operands = test.values if isinstance(test, ast.BoolOp) else [test]
+    for operand in operands:
+        negated = isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.Not)
+        value = operand.operand if negated else operand  # type: ignore[attr-defined]
+        if isinstance(value, _STORED):
+            start, end = text.span(operand)
+            yield "none-test", start, end, f"{text.of(value)} is {'' if negated else 'not '}None"
 
 
 def _chain_root(node: ast.expr) -> str:

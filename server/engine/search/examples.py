@@ -341,6 +341,94 @@ def stop(self):
             2,
         ),
     ),
+    "none-test": (
+        _e(
+            "Pylons/webob@d33422d0ae99:webob/request.py::BaseRequest.copy_body",
+            """\
+def copy_body(self):
+    length = self.content_length
+    if length:
+        self.body = self.body_file.read(length)
+""",
+            """\
+def copy_body(self):
+    length = self.content_length
+    if length is not None:
+        self.body = self.body_file.read(length)
+""",
+            3,
+        ),
+        _e(
+            "Python-Markdown/markdown@1337d0891757:markdown/extensions/admonition.py::AdmonitionProcessor.parse_content",
+            """\
+def parse_content(self, parent, block):
+    last_child = self.lastChild(sibling)
+    while last_child:
+        sibling = last_child
+        last_child = self.lastChild(sibling)
+""",
+            """\
+def parse_content(self, parent, block):
+    last_child = self.lastChild(sibling)
+    while last_child is not None:
+        sibling = last_child
+        last_child = self.lastChild(sibling)
+""",
+            3,
+        ),
+        _e(
+            "joke2k/faker@eae0fb0a70f8:faker/providers/address/__init__.py::Provider.geo_coordinate",
+            """\
+def geo_coordinate(self, center=None, radius=0.001):
+    if not center:
+        return random.randint(-180000000, 180000000) / 1000000.0
+    else:
+        center = float(center)
+""",
+            """\
+def geo_coordinate(self, center=None, radius=0.001):
+    if center is None:
+        return random.randint(-180000000, 180000000) / 1000000.0
+    else:
+        center = float(center)
+""",
+            2,
+        ),
+        _e(
+            "tornadoweb/tornado@95a25b197e82:tornado/gen.py::Multi.get_result",
+            """\
+def get_result(self):
+    result = (i.get_result() for i in self.children)
+    if self.keys:
+        return dict(zip(self.keys, result))
+    else:
+        return list(result)
+""",
+            """\
+def get_result(self):
+    result = (i.get_result() for i in self.children)
+    if self.keys is not None:
+        return dict(zip(self.keys, result))
+    else:
+        return list(result)
+""",
+            3,
+        ),
+        _e(
+            "twisted/twisted@4d7733cd0d63:src/twisted/web/http.py::Request.loseConnection",
+            """\
+def loseConnection(self):
+    if self.channel:
+        self.channel.loseConnection()
+""",
+            """\
+def loseConnection(self):
+    if self.channel is not None:
+        self.channel.loseConnection()
+""",
+            2,
+        ),
+    ),
     "none-check": (
         _e(
             "tornadoweb/tornado@f0df94ca6b09:tornado/web.py::RequestHandler.get_cookie",
@@ -1567,6 +1655,7 @@ FOUND: dict[str, tuple[int, int]] = {  # class -> (fix commits, projects) it mak
     "shifted-bound": (5, 4),
     "shifted-argument": (3, 2),
     "dropped-condition": (23, 17),
+    "none-test": (24, 17),
     "none-check": (19, 11),
     "other-name": (106, 35),
     "other-attribute": (35, 21),

@@ -64,6 +64,8 @@ _CLASSES = (
     EditClass("shifted-argument", "a call argument moved by one", "a call's argument", 2),
     EditClass("dropped-condition", "one side of `a and b` / `a or b` dropped",
               "a two-part boolean operation", 3),
+    EditClass("none-test", "a truth test made a None test: `x` -> `x is not None`, `not x` -> "
+              "`x is None`", "a condition, or an operand of its `and`/`or`", 2),
     EditClass("none-check", "a missing None check: `C` -> `x is not None and C` or `x is None "
               "or C`, `x` a name the condition reads or a parameter", "the test of an if, elif "
               "or while at a ranked line", 3),
