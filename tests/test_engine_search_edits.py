@@ -389,3 +389,28 @@ def test_a_truth_test_becomes_a_none_test_on_each_operand_but_not_on_a_predicate
     ternary = "def g(x):\n    return x.name if x.cache[1] else ''\n"
     edits = generate_edits(ternary, 1, {2: 0}, classes={"none-test"})
     assert [e.after for e in edits] == ["x.cache[1] is not None"]
+
+
+def test_a_failing_tests_type_error_calls_for_a_converted_value():
+    """`converted-value` (registry.py) is made only when a failing test ended in a TypeError
+    (evidence.py reads it from the run); a stored name, a called function, the object whose
+    attribute is taken and a value already converted are left alone."""
+    type_error = results.TestResult("t.py::t", "failed", exc_type="builtins.TypeError")
+    run = results.RunResult([type_error], isolation="bwrap", duration=0.1)
+    assert expected_from(run).failed_with == ("TypeError",)
+    code = (
+        "def f(path, items, n):\n    name = path.parent\n    first = str(items)[n]\n"
+        "    return name, first\n"
+    )
+    lines = {2: 0, 3: 0}
+    made = {
+        (e.line, e.after)
+        for e in generate_edits(code, 1, lines, expected=expected_from(run), classes=None)
+        if e.edit_class == "converted-value"
+    }
+    assert (2, "str(path.parent)") in made and (2, "int(path.parent)") in made
+    afters = {after for _, after in made}
+    assert not afters & {"str(name)", "str(path)", "list(str(items))", "str(str(items))"}
+    assert not any("(items)" in after and "str(items)" not in after for after in afters)
+    assert (3, "int(n)") in made and (3, "int(str(items)[n])") in made
+    assert not [e for e in generate_edits(code, 1, lines) if e.edit_class == "converted-value"]

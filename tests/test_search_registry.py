@@ -32,7 +32,7 @@ def _same(a: str, b: str) -> bool:
     ("name", "example"), CASES, ids=[f"{n}:{e.source.split('@')[0]}" for n, e in CASES]
 )
 def test_the_class_makes_the_real_fix(name: str, example: Example) -> None:
-    expected = Expected(raises=example.raises)
+    expected = Expected(raises=example.raises, failed_with=example.failed_with)
     ranks = dict.fromkeys(example.lines, 0)
     edits = generate_edits(example.before, 1, ranks, limit=3000, expected=expected, classes={name})
     assert edits, f"{name} makes no edit of {example.source}"

@@ -152,6 +152,7 @@ class _Scope:
     sibling_args: dict[str, dict[int, list[str]]]
     constants: Sequence[tuple[type, str]] = ()  # (int/float/str, text) of the function's literals
     parameters: Sequence[str] = ()  # the function's own, without self/cls
+    failed_with: Collection[str] = ()  # what the failing tests raised (evidence.py)
 
 
 def _changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -169,6 +170,8 @@ def _changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
         yield from _explicit_none_tests(node.test, scope.text)
     if isinstance(node, ast.Return) and node.value is not None:
         yield from _other_return(node.value, scope)
+    if "TypeError" in scope.failed_with and isinstance(node, (*_STORED, ast.Call)):
+        yield from _converted_value(node, scope)
 
 
 def _swaps_within(spelling: str, groups: Sequence[Sequence[str]]) -> Iterator[str]:
@@ -434,6 +437,35 @@ def _explicit_none_tests(test: ast.expr, text: _Text) -> Iterator[Change]:
             yield "none-test", start, end, f"{text.of(value)} is {'' if negated else 'not '}None"
 
 
+CONVERSIONS = ("str", "list", "int", "float")  # the mined pool's most frequent wrappers
+
+
+def _converted_value(node: ast.expr, scope: _Scope) -> Iterator[Change]:
+    """`x` -> `str(x)`, `list(x)`, `int(x)`, `float(x)` when a failing test ended in a
+    TypeError: a value of the wrong type (a path where a string is needed, a view where a list
+    is): str 37 fix commits in 21 projects of the mined pool, list 20 in 17, int 12 in 10, float
+    4 in 3. A value is read, not stored, not a called function, not one whose attribute is
+    taken, and not already converted."""
+    parent = scope.parents.get(node)
+    if isinstance(getattr(node, "ctx", None), ast.Store | ast.Del):
+        return
+    if isinstance(parent, ast.Call) and (
+        parent.func is node or _called_name(parent) in CONVERSIONS
+    ):
+        return
+    if isinstance(node, ast.Call) and _called_name(node) in CONVERSIONS:
+        return
+    if isinstance(parent, ast.Attribute) and not isinstance(node, ast.Call):
+        return  # `str(path).parent`: an attribute of the converted value is no fix
+    start, end = scope.text.span(node)
+    for conversion in CONVERSIONS:
+        yield "converted-value", start, end, f"{conversion}({scope.text.of(node)})"
+
+
+def _called_name(call: ast.Call) -> str:
+    return call.func.id if isinstance(call.func, ast.Name) else ""
+
+
 def _chain_root(node: ast.expr) -> str:
     """`a` of `a.b.c`; "" when the chain starts at a call or a subscript."""
     while isinstance(node, ast.Attribute):
@@ -610,7 +642,10 @@ def generate_edits(
         for a in args.posonlyargs + args.args + args.kwonlyargs
         if a.arg not in ("self", "cls")
     ]
-    scope = _Scope(text, local_names, attributes, parents, sibling_args, literals, parameters)
+    scope = _Scope(
+        text, local_names, attributes, parents, sibling_args, literals, parameters,
+        expected.failed_with,
+    )  # fmt: skip
     raw: list[tuple[int, int, str, int, int, str, int]] = []  # rank, size, class, span, text, #
 
     making = (

@@ -3,7 +3,9 @@ exceptions they expect raised (pytest shows the test's source around the failure
 `pytest.raises(X)`, `raises(X, ...)` and `assertRaises(X, ...)` name them).
 
 The edit search uses them for the one class no rule of the function's own code suggests:
-`X` raised in place of the exception the function raises now (raises.py). `parse_literal`
+`X` raised in place of the exception the function raises now (raises.py); and the exceptions
+the failing tests ended with, for the class a TypeError calls for (a value converted, edits.py).
+`parse_literal`
 reads the values pytest shows of a failing comparison (overfitting.py).
 """
 
@@ -26,6 +28,7 @@ MAX_EXCEPTIONS = 3
 @dataclass(frozen=True)
 class Expected:
     raises: tuple[str, ...] = ()  # exception names (last dotted part), first mentioned first
+    failed_with: tuple[str, ...] = ()  # what the failing tests themselves raised (`TypeError`)
 
 
 NOTHING_EXPECTED = Expected()
@@ -36,14 +39,18 @@ def expected_from(run: RunResult | None) -> Expected:
     if run is None:
         return NOTHING_EXPECTED
     raises: list[str] = []
+    failed_with: list[str] = []
     for test in run.tests:
         if test.ok:
             continue
+        kind = test.exc_type.rsplit(".", 1)[-1]
+        if kind and kind not in failed_with:
+            failed_with.append(kind)
         for match in _EXPECTS.finditer(test.longrepr):
             name = match.group(1).rsplit(".", 1)[-1]
             if name[:1].isupper() and name not in raises:
                 raises.append(name)
-    return Expected(tuple(raises[:MAX_EXCEPTIONS]))
+    return Expected(tuple(raises[:MAX_EXCEPTIONS]), tuple(failed_with))
 
 
 def parse_literal(spelled: str | None) -> object | None:

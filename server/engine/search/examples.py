@@ -6,8 +6,8 @@ removed (delta debugging, while the class still makes the fix), so an example il
 fix pattern; it is not the project's code.
 
 `lines` are the example's changed lines (1-based in `before`), where the search is told to look;
-`raises` stands for the failing tests' evidence (evidence.py) that the fix commit's own tests
-gave. Found by mining the histories of public repositories for commits that
+`raises` and `failed_with` stand for the failing tests' evidence (evidence.py) that the fix
+commit's own tests gave (a class that needs evidence is shown it). Found by mining the histories of public repositories for commits that
 change one function by a few lines and say they fix something, then asking every class whether
 it makes the commit's fix.
 """
@@ -24,10 +24,18 @@ class Example:
     after: str  # the fixed function, reduced
     lines: tuple[int, ...]  # the changed lines of `before` (1-based)
     raises: tuple[str, ...] = ()
+    failed_with: tuple[str, ...] = ()  # what the failing tests raised (evidence.py)
 
 
-def _e(source: str, before: str, after: str, *lines: int, raises: tuple[str, ...] = ()) -> Example:
-    return Example(source, before, after, tuple(lines), raises)
+def _e(
+    source: str,
+    before: str,
+    after: str,
+    *lines: int,
+    raises: tuple[str, ...] = (),
+    failed_with: tuple[str, ...] = (),
+) -> Example:
+    return Example(source, before, after, tuple(lines), raises, failed_with)
 
 
 # One real fix that two classes make (the integer next to 0, and the function's own literal 1).
@@ -339,6 +347,81 @@ def stop(self):
     return self.kill(self.config.stopsignal)
 """,
             2,
+        ),
+    ),
+    "converted-value": (
+        _e(
+            "joke2k/faker@8d1a2bd0159d:faker/utils/loading.py::get_path",
+            """\
+def get_path(module):
+    path = Path(module.__file__).parent
+    return path
+""",
+            """\
+def get_path(module):
+    path = Path(module.__file__).parent
+    return str(path)
+""",
+            3,
+            failed_with=("TypeError",),
+        ),
+        _e(
+            "pallets/werkzeug@a1717df563a9:werkzeug/debug/__init__.py::DebuggedApplication.check_pin_trust",
+            """\
+def check_pin_trust(self, environ):
+    ts, pin_hash = val.split("|", 1)
+    return (time.time() - PIN_TIME) < ts
+""",
+            """\
+def check_pin_trust(self, environ):
+    ts, pin_hash = val.split("|", 1)
+    return (time.time() - PIN_TIME) < int(ts)
+""",
+            3,
+            failed_with=("TypeError",),
+        ),
+        _e(
+            "networkx/networkx@f1cbc2079c98:networkx/algorithms/bipartite/projection.py::projected_graph",
+            """\
+def projected_graph(B, nodes, multigraph=False):
+    nparallel = len(set(B[u]) & set(B[n])) / 2
+    G.add_edges_from([(u, n)] * nparallel)
+""",
+            """\
+def projected_graph(B, nodes, multigraph=False):
+    nparallel = len(set(B[u]) & set(B[n])) / 2
+    G.add_edges_from([(u, n)] * int(nparallel))
+""",
+            3,
+            failed_with=("TypeError",),
+        ),
+        _e(
+            "scrapy/scrapy@65fb67f2dbdb:scrapy/crawler.py::CrawlerRunner.stop",
+            """\
+def stop(self):
+    return defer.DeferredList([c.stop() for c in self.crawlers])
+""",
+            """\
+def stop(self):
+    return defer.DeferredList([c.stop() for c in list(self.crawlers)])
+""",
+            2,
+            failed_with=("TypeError",),
+        ),
+        _e(
+            "celery/kombu@74fbe02a33e4:kombu/connection.py::Connection._init_params",
+            """\
+def _init_params(self, hostname, heartbeat):
+    self.hostname = hostname
+    self.heartbeat = heartbeat
+""",
+            """\
+def _init_params(self, hostname, heartbeat):
+    self.hostname = hostname
+    self.heartbeat = float(heartbeat)
+""",
+            3,
+            failed_with=("TypeError",),
         ),
     ),
     "none-test": (
@@ -1655,6 +1738,7 @@ FOUND: dict[str, tuple[int, int]] = {  # class -> (fix commits, projects) it mak
     "shifted-bound": (5, 4),
     "shifted-argument": (3, 2),
     "dropped-condition": (23, 17),
+    "converted-value": (92, 36),
     "none-test": (24, 17),
     "none-check": (19, 11),
     "other-name": (106, 35),

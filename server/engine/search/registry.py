@@ -64,6 +64,9 @@ _CLASSES = (
     EditClass("shifted-argument", "a call argument moved by one", "a call's argument", 2),
     EditClass("dropped-condition", "one side of `a and b` / `a or b` dropped",
               "a two-part boolean operation", 3),
+    EditClass("converted-value", "a value converted: `x` -> `str(x)`, `list(x)`, `int(x)`, "
+              "`float(x)`", "a value read at a ranked line", 2,
+              evidence="a failing test's TypeError"),
     EditClass("none-test", "a truth test made a None test: `x` -> `x is not None`, `not x` -> "
               "`x is None`", "a condition, or an operand of its `and`/`or`", 2),
     EditClass("none-check", "a missing None check: `C` -> `x is not None and C` or `x is None "
