@@ -353,6 +353,14 @@ def test_an_edit_that_makes_every_return_the_same_constant_is_not_tried():
     assert (4, "0", "1") in {(e.line, e.before, e.after) for e in generate_edits(other, 1, {4: 0})}
 
 
+def _afters_by_line(code: str, ranks: dict[int, int], edit_class: str) -> dict[int, set[str]]:
+    """What one class writes at each line of `code`."""
+    made: dict[int, set[str]] = {}
+    for edit in generate_edits(code, 1, ranks, classes={edit_class}):
+        made.setdefault(edit.line, set()).add(edit.after)
+    return made
+
+
 def test_a_none_check_reads_the_conditions_values_and_keeps_its_precedence():
     """`none-check` (registry.py): a value the condition reads, or a parameter, checked first;
     an `or` condition is parenthesized under `and`; a value already compared with None is not
@@ -361,9 +369,7 @@ def test_a_none_check_reads_the_conditions_values_and_keeps_its_precedence():
         "def f(item, limit):\n    if item.size > limit or item.empty():\n        return 1\n"
         "    if item.size is None:\n        return 2\n"
     )
-    made: dict[int, set[str]] = {}
-    for edit in generate_edits(code, 1, {2: 0, 4: 0}, classes={"none-check"}):
-        made.setdefault(edit.line, set()).add(edit.after)
+    made = _afters_by_line(code, {2: 0, 4: 0}, "none-check")
     condition = "item.size > limit or item.empty()"
     assert f"item is not None and ({condition})" in made[2]
     assert f"item.size is None or {condition}" in made[2]
@@ -381,9 +387,7 @@ def test_a_truth_test_becomes_a_none_test_on_each_operand_but_not_on_a_predicate
         "def f(item, limit):\n    if item.size and not limit and isinstance(item, int):\n"
         "        return 1\n    return item.get(0) if item.ready() else item.cache.get(1)\n"
     )
-    made: dict[int, set[str]] = {}
-    for edit in generate_edits(code, 1, {2: 0, 4: 0}, classes={"none-test"}):
-        made.setdefault(edit.line, set()).add(edit.after)
+    made = _afters_by_line(code, {2: 0, 4: 0}, "none-test")
     assert made[2] == {"item.size is not None", "limit is None"}
     assert 4 not in made  # `item.ready()` is a call
     ternary = "def g(x):\n    return x.name if x.cache[1] else ''\n"
