@@ -169,10 +169,14 @@ def test_candidate_edits_cover_each_class_in_rank_then_size_order():
     )  # another in-scope name
     assert any(e.edit_class == "deleted-statement" and e.line == 14 for e in edits)
     assert (15, "total", "n") in described  # return of another in-scope value
-    singles = [e for e in edits if e.edit_class != "pair"]
+    singles = [e for e in edits if not e.parts]
     ranks = [(e.rank, e.size) for e in singles]
     assert ranks == sorted(ranks)  # line rank first, then edit size
-    assert edits[len(singles) :] == [e for e in edits if e.edit_class == "pair"]  # pairs last
+    combined = edits[len(singles) :]  # the same edit at every place, then pairs: last
+    assert combined == [e for e in edits if e.parts]
+    assert [e.edit_class for e in combined] == sorted(
+        (e.edit_class for e in combined), key=lambda name: name == "pair"
+    )
     assert edits[0].line == 13
     assert len(generate_edits(code, 10, {13: 0, 14: 1}, limit=7)) == 7  # bounded
     for edit in edits:  # each a distinct, parsing function

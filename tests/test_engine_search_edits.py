@@ -418,3 +418,22 @@ def test_a_failing_tests_type_error_calls_for_a_converted_value():
     assert not any("(items)" in after and "str(items)" not in after for after in afters)
     assert (3, "int(n)") in made and (3, "int(str(items)[n])") in made
     assert not [e for e in generate_edits(code, 1, lines) if e.edit_class == "converted-value"]
+
+
+def test_the_same_edit_is_made_at_every_place_of_the_body_that_writes_the_text():
+    """`same-edit-everywhere` (everywhere.py): a literal returned on two paths changes at both;
+    a name is not matched inside another name or after a dot, an attribute only after one; the
+    header's parameters stay."""
+    code = (
+        "def f(size, sizes):\n    if size < 0:\n        return ' '\n    n = sizes.get(size, '')\n"
+        "    return ' ' + str(n) + x.size\n"
+    )
+    made = {e.describe(): e for e in generate_edits(code, 1, {3: 0, 4: 0},
+                                                  classes={"same-edit-everywhere"})}  # fmt: skip
+    literal = next(e for e in made.values() if e.before == "' '")
+    assert literal.lines == (3, 5) and literal.code.count("' '") == 0
+    renamed = [e for e in made.values() if e.before == "size"]
+    assert renamed
+    for edit in renamed:  # `size` -> another name at lines 2 and 4, never in `sizes` or `x.size`
+        assert edit.lines == (2, 4) and edit.code.startswith("def f(size, sizes):")
+        assert "sizes.get(" in edit.code and "x.size" in edit.code

@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from selfdebug.server.engine.search import pairs, statements, strings
+from selfdebug.server.engine.search import everywhere, pairs, statements, strings
 from selfdebug.server.engine.search import raises as raising
 from selfdebug.server.engine.search.evidence import NOTHING_EXPECTED, Expected
 from selfdebug.server.engine.search.registry import size_of
@@ -651,7 +651,11 @@ def generate_edits(
     making = (
         None
         if classes is None
-        else {*classes, *(pairs.PAIRED_CLASSES if "pair" in classes else ())}
+        else {
+            *classes,
+            *(pairs.PAIRED_CLASSES if "pair" in classes else ()),
+            *(everywhere.SPREAD_CLASSES if "same-edit-everywhere" in classes else ()),
+        }
     )
 
     def add(rank: int, edit_class: str, start: int, end: int, replacement: str) -> None:
@@ -701,8 +705,12 @@ def generate_edits(
         line = offset + code.count("\n", 0, start) + 1
         before = text.code[start:end]
         edits.append(Edit(line, rank, size, edit_class, before, replacement, new_code, start, end))
+    singles_made = list(edits)
+    if classes is None or "same-edit-everywhere" in classes:
+        spread = everywhere.everywhere_edits(singles_made, code, everywhere.budget(limit))
+        edits.extend(e for e in spread if is_new(e.code))
     if classes is None or "pair" in classes:
-        edits.extend(pair for pair in pairs.pair_edits(edits, code, limit - len(edits))
+        edits.extend(pair for pair in pairs.pair_edits(singles_made, code, limit - len(edits))
                      if is_new(pair.code))  # fmt: skip
     return edits if classes is None else [e for e in edits if e.edit_class in classes]
 

@@ -1221,6 +1221,93 @@ def _parse_date_time(cls, value):
             2,
         ),
     ),
+    "same-edit-everywhere": (
+        _e(
+            "pylint-dev/pylint@2bc5b3c7cd45:testutils.py::TestReporter.add_message",
+            """\
+def add_message(self, msg_id, location, msg):
+    obj = location
+    if object:
+        object = ':%s' % obj
+    self.messages.append('%s: %s' % (object, msg))
+""",
+            """\
+def add_message(self, msg_id, location, msg):
+    obj = location
+    if obj:
+        obj = ':%s' % obj
+    self.messages.append('%s: %s' % (obj, msg))
+""",
+            3,
+        ),
+        _e(
+            "pypa/pip@7bb73f60ad44:src/pip/_internal/vcs/subversion.py::Subversion.get_revision",
+            """\
+def get_revision(self, location):
+    for base, dirs, files in os.walk(location):
+        if base == location:
+            base_url = dirurl + '/'
+        elif not dirurl or not dirurl.startswith(base_url):
+            dirs[:] = []
+""",
+            """\
+def get_revision(self, location):
+    for base, dirs, files in os.walk(location):
+        if base == location:
+            base = dirurl + '/'
+        elif not dirurl or not dirurl.startswith(base):
+            dirs[:] = []
+""",
+            4,
+            5,
+        ),
+        _e(
+            "python/mypy@aff6290f41e1:mypy/output.py::OutputVisitor.visit_class_def",
+            """\
+def visit_class_def(self, o):
+    for i in range(len(o.base_exprs)):
+        if o.base_exprs[i].repr:
+            self.node(o.base_type_exprs[i])
+""",
+            """\
+def visit_class_def(self, o):
+    for i in range(len(o.base_type_exprs)):
+        if o.base_type_exprs[i].repr:
+            self.node(o.base_type_exprs[i])
+""",
+            2,
+        ),
+        _e(
+            "sphinx-doc/sphinx@c06b21725d02:sphinx/builders/latex.py::LaTeXBuilder.check_options",
+            """\
+def check_options(self):
+    if self.config.latex_toplevel_sectioning not in (None, 'part'):
+        self.warn('invalid: %s' % self.config.latex_top_sectionlevel)
+        self.config.latex_top_sectionlevel = None
+""",
+            """\
+def check_options(self):
+    if self.config.latex_toplevel_sectioning not in (None, 'part'):
+        self.warn('invalid: %s' % self.config.latex_toplevel_sectioning)
+        self.config.latex_toplevel_sectioning = None
+""",
+            3,
+        ),
+        _e(
+            "statsmodels/statsmodels@7874f5d530cd:statsmodels/tsa/statespace/representation.py::Representation.state_cov",
+            """\
+def state_cov(self, state_cov):
+    self._validate_matrix_shape(state_cov.shape, self.nstates, self.nstates, self.nobs)
+    return self.nposdef
+""",
+            """\
+def state_cov(self, state_cov):
+    self._validate_matrix_shape(state_cov.shape, self.nposdef, self.nposdef, self.nobs)
+    return self.nposdef
+""",
+            2,
+        ),
+    ),
     "pair": (
         _e(
             "Python-Markdown/markdown@07f2057734b7:markdown/preprocessors.py::HtmlBlockPreprocessor._equal_tags",
@@ -1752,5 +1839,6 @@ FOUND: dict[str, tuple[int, int]] = {  # class -> (fix commits, projects) it mak
     "deleted-statement": (90, 34),
     "swapped-statements": (18, 11),
     "raised-exception": (11, 11),
+    "same-edit-everywhere": (9, 8),
     "pair": (9, 9),
 }

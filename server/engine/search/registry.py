@@ -94,6 +94,8 @@ _CLASSES = (
     EditClass("raised-exception", "`raise A(...)` -> `raise X(...)`", "a raise", 2,
               evidence="a failing test's `pytest.raises(X)`"),
     # combinations of the classes above
+    EditClass("same-edit-everywhere", "a literal, name or order edit made at every place the "
+              "function writes the same text", "after the single edits", 0, combines=True),
     EditClass("pair", "two small operator, literal or bound edits at different places of "
               "one line", "after the single edits", 0, combines=True),
 )  # fmt: skip
