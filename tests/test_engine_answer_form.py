@@ -60,6 +60,12 @@ def test_the_blocks_change_the_function_the_prompt_showed():
     candidate = check_candidate(reply, target, source, edit_base=shown)
     assert candidate.ok, candidate.problem
     assert candidate.code == target.code  # the block undid the turn-1 comment, nothing else
+    # a block quoting a line as the original has it, which the version shown changed: applied
+    # to the original (seen on click `style` with the 1.5B model)
+    changed = target.code.replace("range(1, n)", "range(0, n)")
+    quoting_original = check_candidate(BLOCK, target, source, edit_base=changed)
+    assert quoting_original.ok and "range(1, n + 1)" in (quoting_original.code or "")
+    assert quoting_original.notes == ["the edit blocks quote the original function: applied to it"]
 
 
 @pytest.fixture(scope="module")

@@ -171,6 +171,13 @@ def _check(
 ) -> Candidate:
     candidate = Candidate(reply=reply)
     edited = apply_edit_answer(reply, edit_base)  # a long function need not be repeated
+    if edited.problem and edit_base != target.code:
+        # blocks that quote the original function (the model read it in earlier turns) where
+        # the version shown has changed those lines: applied to the original
+        original = apply_edit_answer(reply, target.code)
+        if original.code is not None:
+            edited = original
+            candidate.notes.append("the edit blocks quote the original function: applied to it")
     if edited.problem:
         candidate.problem = edited.problem
         return candidate
@@ -201,7 +208,7 @@ def _check(
         candidate.problem = f"the code does not parse (line {error.lineno}: {error.msg})"
         return candidate
     salvaged = salvage_function(code, tree, target, source)
-    candidate.notes = salvaged.notes
+    candidate.notes += salvaged.notes
     if salvaged.problem:
         candidate.problem = salvaged.problem
         return candidate
