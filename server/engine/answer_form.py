@@ -7,7 +7,8 @@ limit or near it (docs/bench/session35/), and no rewrite of a long function fixe
 there. When the function alone would take more than half the step's answer budget, the chat
 steps ask for the changed lines only; a short function (every QuixBugs and HumanEvalFix one) is
 asked for whole, as before. Completion prompts (base models) continue the function's own text
-and always get it whole.
+and always get it whole. The size is estimated from the characters (context_fit.estimate_tokens),
+not counted by the model: counting would ask the model's process before the call itself.
 """
 
 from __future__ import annotations
