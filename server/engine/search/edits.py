@@ -127,10 +127,17 @@ def _wrap(text: str, node: ast.AST) -> str:
     return text if isinstance(node, _SIMPLE) else f"({text})"
 
 
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The function's named parameters, without self/cls."""
+    args = function.args
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    return [n for n in names if n not in ("self", "cls")]
+
+
 def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     """Parameters and names the function assigns: the in-scope values a slip may confuse."""
     args = function.args
-    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    names = _parameters(function)
     names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -382,9 +389,9 @@ def _negated_condition(
 
 def _none_checks(test: ast.expr, scope: _Scope) -> Iterator[Change]:
     """`C` -> `x is not None and C` and `x is None or C`: the check a value that may be None
-    was missing (25 fix commits in 14 projects of the mined pool). `x` is a name or attribute
-    chain the condition reads (not a called function, not one it already compares with None)
-    or a parameter of the function."""
+    was missing (it makes 19 fix commits in 11 projects of the mined pool). `x` is a name or
+    attribute chain the condition reads (not a called function, not one it already compares
+    with None) or a parameter of the function."""
     text = scope.text
     start, end = text.span(test)
     condition = text.of(test)
@@ -584,13 +591,13 @@ def degenerate_count(tree: ast.AST) -> int:
 
 def _constant_function(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Two or more returns of its own, every one the same constant (`return True` twice)."""
-    returns = [n for n in _own_nodes(function) if isinstance(n, ast.Return)]
+    returns = [n for n in own_nodes(function) if isinstance(n, ast.Return)]
     values = {ast.dump(r.value) if r.value else "None" for r in returns}
     constant = all(r.value is None or isinstance(r.value, ast.Constant) for r in returns)
     return len(returns) >= 2 and len(values) == 1 and constant
 
 
-def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
     """The nodes of a function's body, without those of the functions and classes in it."""
     stack = list(ast.iter_child_nodes(function))
     while stack:
@@ -636,14 +643,8 @@ def generate_edits(
                 if text.of(arg) not in texts:
                     texts.append(text.of(arg))
     literals = _function_literals(body_nodes, text)
-    args = function.args
-    parameters = [
-        a.arg
-        for a in args.posonlyargs + args.args + args.kwonlyargs
-        if a.arg not in ("self", "cls")
-    ]
     scope = _Scope(
-        text, local_names, attributes, parents, sibling_args, literals, parameters,
+        text, local_names, attributes, parents, sibling_args, literals, _parameters(function),
         expected.failed_with,
     )  # fmt: skip
     raw: list[tuple[int, int, str, int, int, str, int]] = []  # rank, size, class, span, text, #
@@ -707,7 +708,8 @@ def generate_edits(
         edits.append(Edit(line, rank, size, edit_class, before, replacement, new_code, start, end))
     singles_made = list(edits)
     if classes is None or "same-edit-everywhere" in classes:
-        spread = everywhere.everywhere_edits(singles_made, code, everywhere.budget(limit))
+        body = text.offset(function.body[0].lineno, 0)  # the header's parameters stay
+        spread = everywhere.everywhere_edits(singles_made, code, body, everywhere.budget(limit))
         edits.extend(e for e in spread if is_new(e.code))
     if classes is None or "pair" in classes:
         edits.extend(pair for pair in pairs.pair_edits(singles_made, code, limit - len(edits))

@@ -9,7 +9,6 @@ change one text at several lines of a function.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -30,20 +29,22 @@ def budget(limit: int) -> int:
     return limit // 12
 
 
-def everywhere_edits(singles: Sequence[Edit], code: str, limit: int) -> Iterator[Edit]:
+def everywhere_edits(
+    singles: Sequence[Edit], code: str, body_start: int, limit: int
+) -> Iterator[Edit]:
     """For each of the first `SPREAD` edits of a literal, name or order in `singles` (edits of
-    `code`, best first) whose text occurs at other places of `code` too, the same change at
-    every place; at most `limit`."""
+    `code`, best first) whose text occurs at other places of the body (from offset
+    `body_start`: the header's parameters stay) too, the same change at every place; at most
+    `limit`."""
     from selfdebug.server.engine.search.edits import Edit
 
     chosen = [e for e in singles if e.edit_class in SPREAD_CLASSES and not e.parts][:SPREAD]
-    body = _body_start(code)
     made = 0
     for edit in chosen:
         if made >= limit:
             return
         attribute = edit.start > 0 and code[edit.start - 1] == "."
-        places = [p for p in _places(code, edit.before, attribute) if p[0] >= body]
+        places = [p for p in _places(code, edit.before, attribute) if p[0] >= body_start]
         if len(places) < 2 or (edit.start, edit.end) not in places:
             continue
         text, parts = code, []
@@ -67,18 +68,6 @@ def everywhere_edits(singles: Sequence[Edit], code: str, limit: int) -> Iterator
             end=places[-1][1],
             parts=tuple(parts),
         )
-
-
-def _body_start(code: str) -> int:
-    """Where the function's body starts: its header (parameters, defaults) is not changed."""
-    try:
-        function = ast.parse(code).body[0]
-    except (SyntaxError, IndexError):
-        return len(code)
-    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-        return len(code)
-    lines = code.splitlines(keepends=True)
-    return sum(len(line) for line in lines[: function.body[0].lineno - 1])
 
 
 def _places(code: str, text: str, attribute: bool) -> list[tuple[int, int]]:

@@ -11,9 +11,9 @@ ranked line is edited too, one rank below the line it guards.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+from selfdebug.server.engine.search.edits import own_nodes
 
 
 def with_guarding_conditions(
@@ -28,24 +28,15 @@ def with_guarding_conditions(
         return dict(ranks)
     offset = first_line - 1
     guard_of: dict[int, int] = {}  # function line -> its innermost condition's line
-    for node in _own_nodes(function):  # outer conditions first: an inner one overwrites
+    for node in own_nodes(function):
         if isinstance(node, ast.If | ast.While):
             for statement in [*node.body, *node.orelse]:
                 for line in range(statement.lineno, (statement.end_lineno or 0) + 1):
-                    guard_of[line] = node.test.lineno
+                    # of the conditions around a line, the innermost starts last
+                    guard_of[line] = max(guard_of.get(line, 0), node.test.lineno)
     result = dict(ranks)
     for line, rank in sorted(ranks.items(), key=lambda item: item[1]):
         guard = guard_of.get(line - offset)
         if guard is not None:
             result.setdefault(guard + offset, rank + 1)
     return result
-
-
-def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
-    """The function body's nodes breadth first (outer before inner), nested scopes left out."""
-    queue = list(ast.iter_child_nodes(function))
-    while queue:
-        node = queue.pop(0)
-        yield node
-        if not isinstance(node, _SCOPES):
-            queue.extend(ast.iter_child_nodes(node))
