@@ -14,7 +14,6 @@ from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import run_session
 from selfdebug.server.engine.answer_form import choose_answer_form
 from selfdebug.server.engine.candidate import check_candidate
-from selfdebug.server.engine.context_fit import estimate_tokens
 from selfdebug.server.engine.prompting import PromptLibrary
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
@@ -29,12 +28,12 @@ LONG = "def f(x):\n" + "".join(f"    x = x + {i}  # step {i} of the long body\n"
 
 
 def test_a_function_over_half_the_answer_budget_is_asked_for_as_blocks():
-    long = choose_answer_form(LONG, 768, estimate_tokens, chat=True)
+    long = choose_answer_form(LONG, 768, chat=True)
     assert long.edit_form and long.code_tokens > 384
     assert "over half of the 768-token answer budget" in long.describe()
-    assert not choose_answer_form(GOOD, 768, estimate_tokens, chat=True).edit_form
+    assert not choose_answer_form(GOOD, 768, chat=True).edit_form
     # a completion prompt continues the function's own text: always whole
-    assert not choose_answer_form(LONG, 768, estimate_tokens, chat=False).edit_form
+    assert not choose_answer_form(LONG, 768, chat=False).edit_form
 
 
 @pytest.mark.parametrize("step", FIX_STEPS)

@@ -13,8 +13,9 @@ not counted by the model: counting would ask the model's process before the call
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+
+from selfdebug.server.engine.context_fit import estimate_tokens
 
 # The share of the answer budget a function may take before it is asked for as edits: the
 # answer also holds the "Bug:" line (and, in the reasoning steps, the reasoning).
@@ -28,19 +29,15 @@ class AnswerForm:
     budget_tokens: int
 
     def describe(self) -> str:
-        """The transcript's line, e.g. "asked as SEARCH/REPLACE blocks: the function is 612
-        tokens, over half of the 768-token answer budget"."""
-        if not self.edit_form:
-            return f"asked as the whole function ({self.code_tokens} tokens)"
+        """The transcript's line for the edit form, e.g. "asked as SEARCH/REPLACE blocks: the
+        function is 612 tokens, over half of the 768-token answer budget"."""
         return (
             f"asked as SEARCH/REPLACE blocks: the function is {self.code_tokens} tokens, over "
             f"half of the {self.budget_tokens}-token answer budget"
         )
 
 
-def choose_answer_form(
-    code: str, budget_tokens: int, count_tokens: Callable[[str], int], *, chat: bool
-) -> AnswerForm:
+def choose_answer_form(code: str, budget_tokens: int, *, chat: bool) -> AnswerForm:
     """The form for a fix of `code` whose answer may take `budget_tokens`."""
-    tokens = count_tokens(code)
+    tokens = estimate_tokens(code)
     return AnswerForm(chat and tokens > budget_tokens * EDIT_FORM_SHARE, tokens, budget_tokens)

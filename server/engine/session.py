@@ -24,7 +24,6 @@ from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback
 from selfdebug.server.engine.answer_form import AnswerForm, choose_answer_form
 from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
-from selfdebug.server.engine.context_fit import estimate_tokens
 from selfdebug.server.engine.failed_calls import CallFailed, session_stop
 from selfdebug.server.engine.fix_check import check_fixes
 from selfdebug.server.engine.history import AttemptLog
@@ -293,7 +292,7 @@ class Session:
         """The whole function, or SEARCH/REPLACE blocks for a long one (answer_form.py)."""
         budget = self.request.max_tokens or STEP_MAX_TOKENS[self.strategy.fix_step]
         chat = self.backend.prompt_form == "chat"
-        form = choose_answer_form(self.current_code, budget, estimate_tokens, chat=chat)
+        form = choose_answer_form(self.current_code, budget, chat=chat)
         if form.edit_form and form != self._told_form:
             self.record("answer_form", why=form.describe())
             self._told_form = form
