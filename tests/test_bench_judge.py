@@ -151,6 +151,59 @@ def test_a_method_with_a_private_attribute_is_compiled_with_its_class(tmp_path: 
     assert verdict.differs_on.startswith("bump(Counter(_Counter__count=")
 
 
+TALLY = problem(
+    "class Key:\n"
+    "    def __init__(self, name):\n"
+    "        self.name = name\n"
+    "\n\n"
+    "class Tag:\n"
+    "    def __init__(self, key):\n"
+    "        self.key = key\n"
+    "\n"
+    "    def __eq__(self, other):\n"
+    "        return type(other) is Tag and self.key == other.key\n"
+    "\n"
+    "    def __hash__(self):\n"
+    "        return id(self.key)\n"
+    "\n\n"
+    "def tally(table, hits, seen):\n"
+    '    """Count each hit into `table` (keyed by objects) and tell `seen` about it."""\n'
+    "    for key in hits:\n"
+    "        table[key] = table.get(key, 0) + 1\n"
+    "        seen(key)\n"
+    "    return {Tag(key) for key in table}\n",
+    "from unittest.mock import Mock\n\n\n"
+    "def test_tally():\n"
+    "    a, b = Key('a'), Key('b')\n"
+    "    table, seen = {a: 0, Tag(b): 0}, Mock()\n"
+    "    assert len(tally(table, [a, a], seen)) == 2\n"
+    "    assert table[a] == 2 and seen.call_count == 2\n",
+    "tally",
+)
+
+
+def test_objects_hashed_or_compared_by_identity_and_mocks_are_compared_across_copies(
+    tmp_path: Path,
+) -> None:
+    # the candidate runs on a deep copy of the test's arguments: keys and members hashed by
+    # identity, an `__eq__` that compares a field by identity, and a Mock (whose deep copy is a
+    # call on it) all differ from their copies, and an equivalent fix was called plausible
+    head = TALLY.fixed.split("def tally")[0]
+    same = head + (
+        "def tally(table, hits, seen):\n"
+        "    for key in hits:\n"
+        "        table[key] = 1 + table.get(key, 0)\n"
+        "        seen(key)\n"
+        "    return set(Tag(key) for key in table)\n"
+    )
+    verdict = judge_problem(TALLY, same, tmp_path / "a")
+    assert verdict.verdict == "correct", verdict
+    twice = same.replace("1 + table", "2 + table")
+    verdict = judge_problem(TALLY, twice, tmp_path / "b")
+    assert verdict.verdict == "plausible", verdict
+    assert "leaves the arguments as" in verdict.differs_on
+
+
 def test_a_function_never_called_is_plausible_not_checked(tmp_path: Path) -> None:
     silent = problem(
         "def unused(x):\n    return x\n\n\ndef other():\n    return 1\n",
