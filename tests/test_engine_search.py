@@ -143,6 +143,29 @@ def test_real_coverage_localizes_the_faulty_branch(project, runner):
     )
 
 
+def test_coverage_runs_do_not_look_like_a_debugger_to_the_tests(tmp_path):
+    """The coverage tracer is hidden from `sys.gettrace()` (debugger detection, as python-dotenv
+    does): the failing test fails under it as it fails without it."""
+    root = tmp_path / "modeproj"
+    root.mkdir()
+    source = "import sys\n\n\ndef mode():\n    return 'debug' if sys.gettrace() else 'plain'\n"
+    (root / "modes.py").write_text(source, encoding="utf-8")
+    (root / "test_modes.py").write_text(
+        "from modes import mode\n\n\ndef test_mode():\n    assert mode() == 'debug'\n"
+        "\n\ndef test_other():\n    assert mode() == 'plain'\n",
+        encoding="utf-8",
+    )
+    with ProjectRunner(root, RunnerSettings(test_timeout_s=10)) as shared:
+        searcher = SearchRunner(shared, root / "modes.py", "mode", source)
+        tests = ["test_modes.py::test_mode", "test_modes.py::test_other"]
+        _localization, coverage = localize(searcher, locate(source, "mode"), tests)
+    assert {n: t.outcome for n, t in coverage.tests.items()} == {
+        "test_modes.py::test_mode": "failed",
+        "test_modes.py::test_other": "passed",
+    }
+    assert coverage.tests["test_modes.py::test_mode"].lines == frozenset({5})
+
+
 # -- candidate edits --
 def test_candidate_edits_cover_each_class_in_rank_then_size_order():
     code = (

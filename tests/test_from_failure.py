@@ -121,6 +121,66 @@ def test_among_equal_spectra_the_function_the_failing_test_calls_ranks_first(tmp
     assert first.describe().endswith("; the failing test calls it")
 
 
+def _project(root: Path, module: str, tests: str) -> Path:
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "text.py").write_text(module)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_text.py").write_text(tests)
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
+    return root
+
+
+UNITS = """def unit(count):
+    if count == 1:
+        return "item"
+    return "items"
+
+
+def describe(count, price):
+    return f"{count} {unit(count)} at " + PRICE
+"""
+UNIT_TESTS = """from pkg.text import describe
+
+
+def test_many():
+    assert describe(2, "3 EUR") == "2 items at 3 EUR"
+
+
+def test_one_priced_by_a_number():
+    assert describe(1, 3) == "1 item at 3"
+"""
+
+
+def test_the_function_whose_operation_raised_the_error_ranks_first(tmp_path):
+    """The number `price` makes `+` raise a TypeError in `describe`, whose lines the passing
+    test runs too; `unit`'s "item" line only the failing test runs. The error's own site wins
+    over the spectrum; an error the code raises on purpose (`raise`) does not count."""
+    failing = ["tests/test_text.py::test_one_priced_by_a_number"]
+    crash = _project(tmp_path / "crash", UNITS.replace("PRICE", "price"), UNIT_TESTS)
+    found = _localize(crash, failing)
+    assert [s.qualname for s in found.suspects] == ["describe", "unit"]
+    first, second = found.suspects
+    assert first.crashed_in and first.score < second.score == 1.0
+    assert first.describe().endswith("; the failing test's error was raised in it")
+    checked = UNITS.replace("PRICE", "text(price)") + (
+        "\n\ndef text(value):\n    if not isinstance(value, str):\n"
+        "        raise TypeError('a price is text')\n    return value\n"
+    )
+    found = _localize(_project(tmp_path / "raise", checked, UNIT_TESTS), failing)
+    assert not any(s.crashed_in for s in found.suspects)  # the spectrum decides, as before:
+    assert [s.qualname for s in found.suspects][-1] == "describe"  # text, unit at 1.0 first
+
+
+def test_a_traced_run_does_not_look_like_a_debugger_to_the_tests(tmp_path):
+    """Code that asks `sys.gettrace()` (debugger detection) must fail under the spectrum's
+    tracer as it fails without it, or the failing test passes there and nothing is ranked."""
+    module = "import sys\n\n\ndef mode():\n    return 'debug' if sys.gettrace() else 'plain'\n"
+    tests = "from pkg.text import mode\n\n\ndef test_mode():\n    assert mode() == 'debug'\n"
+    found = _localize(_project(tmp_path / "p", module, tests), ["tests/test_text.py::test_mode"])
+    assert found.error == "" and [s.qualname for s in found.suspects] == ["mode"]
+
+
 def test_a_passing_test_has_nothing_to_localize(tmp_path):
     root = _shop(tmp_path / "shop_project")
     found = _localize(root, ["tests/test_orders.py::test_small_order"])

@@ -219,6 +219,7 @@ class _LineCoverage:
         self.lines = set()
         self._tool = None
         self._previous = None
+        self._gettrace = sys.gettrace
 
     def start(self):
         monitoring = _MONITORING
@@ -231,8 +232,10 @@ class _LineCoverage:
                 monitoring.set_local_events(self._tool, code, monitoring.events.LINE)
         else:
             self._tool = None
-            self._previous = sys.gettrace()
+            self._gettrace = sys.gettrace
+            self._previous = previous = sys.gettrace()
             sys.settrace(_tracer(self.codes, self.lines.add))
+            sys.gettrace = lambda: previous  # not a debugger to the test (python-dotenv asks)
 
     def _on_line(self, code, line):
         self.lines.add(line)
@@ -245,6 +248,7 @@ class _LineCoverage:
             monitoring.register_callback(self._tool, monitoring.events.LINE, None)
             monitoring.free_tool_id(self._tool)
         else:
+            sys.gettrace = self._gettrace
             sys.settrace(self._previous)
 
 

@@ -6,8 +6,9 @@ trace function records the lines run in the project's source files (under pytest
 test files, conftest.py, virtualenvs or site-packages); when the test ends, one
 `spectrum_test` event gives its outcome and those lines per file (paths relative to the
 rootdir). Code pytest runs to describe a failed assertion (the compared objects' `repr`) is not
-traced. The engine ranks the project's functions by them when a session starts from a failing
-test (server/engine/suspects/).
+traced, and the test sees `sys.gettrace()` as it was before the trace started. The engine
+ranks the project's functions by them when a session starts from a failing test
+(server/engine/suspects/).
 
 Every event goes to the same JSON-lines stream as our result plugin's (SELFDEBUG_RESULT_STREAM).
 """
@@ -113,11 +114,15 @@ def pytest_runtest_call(item):
         yield
         return
     _state["lines"] = {}
-    previous = sys.gettrace()
+    gettrace = sys.gettrace
+    previous = gettrace()
     sys.settrace(_global_trace)
+    sys.gettrace = lambda: previous  # the run must not look like a debugger's: code that
+    # asks `sys.gettrace() is not None` (python-dotenv's find_dotenv) behaves as untraced
     try:
         yield
     finally:
+        sys.gettrace = gettrace
         sys.settrace(previous)
 
 

@@ -67,6 +67,7 @@ def localize_failure(
     frames = [_relative(f, root) for t in run.tests if not t.ok for f in t.frames]
     evidence = FailureEvidence(
         frames=[f for f in frames if f is not None],
+        last_frames=[f for t in run.tests if not t.ok if (f := _last_in_project(t, root))],
         failing_lines=[t.frames[0].code for t in run.tests if not t.ok and t.frames],
         test_lines=[line for t in run.tests if not t.ok for line in _test_lines(t, root)],
     )
@@ -85,6 +86,13 @@ def _test_lines(test: TestResult, root: Path) -> list[str]:
     except (OSError, UnicodeDecodeError):
         return []
     return test_body_lines(source, own[0].line)  # the outermost frame in the file: the test
+
+
+def _last_in_project(test: TestResult, root: Path) -> Frame | None:
+    """The innermost frame of a failing test's traceback inside the project's tree (a test
+    file's too: the ranking decides what it is)."""
+    inside = [relative for f in test.frames if (relative := _relative(f, root))]
+    return inside[-1] if inside else None
 
 
 def _relative(frame: Frame, root: Path) -> Frame | None:

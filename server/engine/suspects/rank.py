@@ -32,6 +32,7 @@ class Suspect:
     failing_total: int
     passing_hits: int
     passing_total: int
+    crashed_in: bool = False  # a failing test's error came from one of its operations
     in_traceback: bool = False
     called_by_failing_line: bool = False
     called_by_test: bool = False  # the failing test's body calls it before the failing line
@@ -47,7 +48,9 @@ class Suspect:
             f"{self.failing_hits}/{self.failing_total} failing tests run it, "
             f"{self.passing_hits}/{self.passing_total} passing do"
         )
-        if self.in_traceback:
+        if self.crashed_in:
+            text += "; the failing test's error was raised in it"
+        elif self.in_traceback:
             text += "; in the failure's traceback"
         elif self.called_by_failing_line:
             text += "; the failing line calls it"
@@ -61,6 +64,7 @@ class FailureEvidence:
     """What the failing tests' own reports say: their project frames and the failing lines."""
 
     frames: Sequence[Frame] = ()  # paths relative to the root, "/"
+    last_frames: Sequence[Frame] = ()  # each failing test's innermost frame in the root
     failing_lines: Sequence[str] = ()  # the source of the line each failing test stopped at
     test_lines: Sequence[str] = ()  # the failing tests' own lines, from their `def` to there
 
@@ -110,9 +114,12 @@ def rank_functions(
     called = _called_names(evidence.failing_lines)
     called_by_test = _called_names(evidence.test_lines)
     in_trace = {(f.path, f.line) for f in evidence.frames}
+    crashes = {(f.path, f.line) for f in evidence.last_frames if f.path in files}
     suspects = []
     for path in sorted(files):
-        spans = function_spans((read or _read)(root / path))
+        source = (read or _read)(root / path)
+        spans = function_spans(source)
+        crashed = {line for p, line in crashes if p == path and not _deliberate(source, line)}
         for qualname, first, def_line, last in spans:
             if ".<locals>." in qualname:
                 continue  # a nested function is part of the one that defines it: its lines
@@ -137,6 +144,7 @@ def rank_functions(
                     len(failing),
                     len(ran_by & passing),
                     len(passing),
+                    crashed_in=any(n in crashed for n in inner),
                     in_traceback=any((path, n) in in_trace for n in inner),
                     called_by_failing_line=qualname.rsplit(".", 1)[-1] in called,
                     called_by_test=qualname.rsplit(".", 1)[-1] in called_by_test,
@@ -145,6 +153,7 @@ def rank_functions(
             )
     suspects.sort(
         key=lambda s: (
+            not s.crashed_in,
             -s.score,
             not s.in_traceback,
             not s.called_by_failing_line,
@@ -165,6 +174,24 @@ def test_body_lines(source: str, line: int) -> list[str]:
         return []
     _name, _first, def_line, _last = spans[-1]
     return source.splitlines()[def_line - 1 : line]
+
+
+def _deliberate(source: str, line: int) -> bool:
+    """Whether the statement at `line` is a `raise` or an `assert`: an error the code meant to
+    raise, about a value that may have gone wrong anywhere before."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    holding = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.stmt)
+        and not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    innermost = max(holding, key=lambda node: node.lineno, default=None)
+    return isinstance(innermost, ast.Raise | ast.Assert)
 
 
 def _read(path: Path) -> str:
