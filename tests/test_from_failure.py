@@ -4,6 +4,7 @@ with no function repairing the top suspect."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -268,18 +269,23 @@ def _suspect(name: str) -> Suspect:
     return Suspect("m.py", name, 1, 0.5, 1, 1, 0, 3)
 
 
-def _walk(names: list[str], results: dict[str, bool], **options) -> list[SuspectAttempt]:
+def _walk(
+    names: list[str], results: dict[str, bool], mode: types.Mode = "auto", **options
+) -> list[SuspectAttempt]:
     """repair_suspects over suspects `names`; `results`: which sessions fix (a missing name:
-    its request cannot be built)."""
+    its request cannot be built; "name:search" / "name:model": only that stage's session)."""
     found = FailureLocalization(["t.py::test_x"], suspects=[_suspect(n) for n in names])
 
     def build(suspect: Suspect) -> DebugRequest:
-        if suspect.qualname not in results:
+        if not any(key.split(":")[0] == suspect.qualname for key in results):
             raise RequestError(f"no function `{suspect.qualname}`")
-        return new_request(Path("m.py"), suspect.qualname, Path("."), ["t.py::test_x"])
+        request = new_request(Path("m.py"), suspect.qualname, Path("."), ["t.py::test_x"])
+        return dataclasses.replace(request, mode=mode)
 
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
-        fixed = results[request.qualname]
+        stage = "search" if request.mode == "search" else "model"
+        name = request.qualname
+        fixed = results.get(name, results.get(f"{name}:{stage}", False))
         return DebugResult(
             stop_reason="passed" if fixed else "no_improvement", turns=1, mode="search",
             original_function="", fixed_function="x" if fixed else None,
@@ -311,6 +317,29 @@ def test_the_walk_shares_one_budget_between_its_sessions():
     assert second is not None and second.time_budget_s == 50.0
     shown = reported(attempts)
     assert shown is not None and shown.suspect.qualname == "b"  # no fix: the last session
+
+
+def test_an_auto_walk_runs_the_search_on_every_suspect_before_the_model_on_any():
+    # b's one-token fix (the search's) comes before a's model-written one
+    attempts = _walk(["a", "b"], {"a:model": True, "b:search": True})
+    assert [(a.suspect.qualname, a.stage) for a in attempts] == [
+        ("a", "edit search"),
+        ("b", "edit search"),
+    ]
+    assert attempts[0].request is not None and attempts[0].request.mode == "search"
+    attempts = _walk(["a", "b"], {"a:model": True, "b": False})
+    assert [(a.suspect.qualname, a.stage) for a in attempts] == [
+        ("a", "edit search"),
+        ("b", "edit search"),
+        ("a", "model"),
+    ]
+    model = attempts[-1].request
+    assert model is not None and (model.mode, model.auto_search) == ("auto", False)
+    shown = reported(attempts)
+    assert shown is not None and (shown.suspect.qualname, shown.stage) == ("a", "model")
+    # another mode runs whole, once per suspect
+    attempts = _walk(["a", "b"], {"a": False, "b": False}, mode="ut")
+    assert [(a.suspect.qualname, a.stage) for a in attempts] == [("a", ""), ("b", "")]
 
 
 def test_a_suspect_s_session_gets_the_failing_tests_beside_the_given_one_that_run_it():

@@ -112,7 +112,8 @@ def _localize_and_repair(
 
     def on_start(attempt: SuspectAttempt) -> None:
         target, why = attempt.suspect.target, attempt.why
-        console.print(f"selfdebug: repairing {target} ({why})", soft_wrap=True)
+        stage = f"{attempt.stage}; " if attempt.stage else ""
+        console.print(f"selfdebug: repairing {target} ({stage}{why})", soft_wrap=True)
 
     originals: dict[Path, str] = {}
     try:
@@ -127,7 +128,8 @@ def _localize_and_repair(
         if attempt.error:
             print(f"selfdebug fix: {attempt.suspect.target}: {attempt.error}", file=sys.stderr)
         elif attempt.result is not None and not attempt.result.success:
-            print(f"No fix in {attempt.suspect.target}.")
+            stage = f" ({attempt.stage})" if attempt.stage else ""
+            print(f"No fix in {attempt.suspect.target}{stage}.")
     shown = reported(attempts)
     if shown is None or shown.result is None or shown.request is None:
         print("No suspect could be debugged.")

@@ -137,7 +137,8 @@ async def _debug_failure(
         return sessions[suspect.target](request)
 
     def on_start(attempt: SuspectAttempt) -> None:
-        job.report_threadsafe(f"repairing `{attempt.suspect.qualname}` ({attempt.why})")
+        stage = f"{attempt.stage}; " if attempt.stage else ""
+        job.report_threadsafe(f"repairing `{attempt.suspect.qualname}` ({stage}{attempt.why})")
 
     attempts = await ls.in_worker(
         repair_suspects,

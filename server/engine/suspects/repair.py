@@ -30,6 +30,7 @@ class SuspectAttempt:
     request: DebugRequest | None = None  # the session's, once built
     result: DebugResult | None = None
     error: str = ""  # why no session ran on it (its request could not be built)
+    stage: str = ""  # an `auto` walk's "edit search" or "model" session; "": the whole mode
 
 
 SUSPECT_TESTS = 20  # failing tests a suspect's session is given at most
@@ -60,32 +61,59 @@ def repair_suspects(
 ) -> list[SuspectAttempt]:
     """The sessions on `found`'s top suspects, best first, until one fixes the failure, one is
     cancelled, or the budget is spent; each session gets what is left of it as its own time
-    budget. `build` raises RequestError when a suspect cannot be debugged (the next one is
-    tried); `run` runs a suspect's request. The last attempt with a result is the one to
-    report."""
+    budget. An `auto` walk goes cheapest first: the edit search (no model, seconds) on every
+    suspect, then the model's steps on each, best first; so the second suspect's one-token fix
+    is not kept waiting behind minutes of model calls on the first. `build` raises RequestError
+    when a suspect cannot be debugged (the next one is tried); `run` runs a suspect's request.
+    The last attempt with a result is the one to report."""
     started = clock()
     attempts: list[SuspectAttempt] = []
-    for number, suspect in enumerate(found.suspects[:tried], 1):
-        left = None if budget_s is None else budget_s - (clock() - started)
-        if left is not None and left <= 0:
-            break
-        attempt = SuspectAttempt(suspect, why_chosen(found, number))
-        attempts.append(attempt)
-        try:
-            request = build(suspect)
-        except RequestError as error:
-            attempt.error = str(error)
-            continue
-        own = request.time_budget_s
-        budget = left if own is None or left is None else min(own, left)
-        request = dataclasses.replace(request, time_budget_s=budget, tests_found_by=attempt.why)
-        attempt.request = request
-        if on_start is not None:
-            on_start(attempt)
-        attempt.result = run(suspect, request)
-        if attempt.result.success or attempt.result.stop_reason == "cancelled":
-            break
+    built: dict[int, DebugRequest | str] = {}  # suspect number -> its request, or why none
+    for stage in (_SEARCH, _MODEL):
+        for number, suspect in enumerate(found.suspects[:tried], 1):
+            if number not in built:
+                try:
+                    built[number] = build(suspect)
+                except RequestError as error:
+                    built[number] = str(error)
+            request = built[number]
+            if stage == _MODEL and (isinstance(request, str) or not _staged(request)):
+                continue  # ran whole in the first stage, or cannot run
+            attempt = SuspectAttempt(suspect, why_chosen(found, number))
+            if isinstance(request, str):
+                attempt.error = request
+                attempts.append(attempt)
+                continue
+            left = None if budget_s is None else budget_s - (clock() - started)
+            if left is not None and left <= 0:
+                return attempts
+            attempts.append(attempt)
+            if _staged(request):
+                attempt.stage = stage
+                request = (
+                    dataclasses.replace(request, mode="search")
+                    if stage == _SEARCH
+                    else dataclasses.replace(request, auto_search=False)
+                )
+            own = request.time_budget_s
+            budget = left if own is None or left is None else min(own, left)
+            attempt.request = dataclasses.replace(
+                request, time_budget_s=budget, tests_found_by=attempt.why
+            )
+            if on_start is not None:
+                on_start(attempt)
+            attempt.result = run(suspect, attempt.request)
+            if attempt.result.success or attempt.result.stop_reason == "cancelled":
+                return attempts
     return attempts
+
+
+_SEARCH, _MODEL = "edit search", "model"
+
+
+def _staged(request: DebugRequest) -> bool:
+    """An `auto` session that starts with the edit search runs as two stages of the walk."""
+    return request.mode == "auto" and request.auto_search
 
 
 def reported(attempts: list[SuspectAttempt]) -> SuspectAttempt | None:
