@@ -12,7 +12,6 @@ K/L wider") and a diff the caller may offer to apply.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 import traceback
 from dataclasses import dataclass
@@ -21,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from selfdebug.server.backends.base import Backend, BackendCancelled, BackendError, Completion
 from selfdebug.server.cancel import Cancelled, CancelToken
-from selfdebug.server.engine import feedback
+from selfdebug.server.engine import feedback, fix_answers
 from selfdebug.server.engine.answer_form import AnswerForm, choose_answer_form
-from selfdebug.server.engine.candidate import Candidate, check_candidate, program_key, same_code
+from selfdebug.server.engine.candidate import Candidate, program_key
 from selfdebug.server.engine.failed_calls import CallFailed, session_stop
 from selfdebug.server.engine.fix_check import check_fixes
 from selfdebug.server.engine.history import AttemptLog
@@ -32,7 +31,6 @@ from selfdebug.server.engine.model_edits import step as model_edits
 from selfdebug.server.engine.model_edits.preference import model_preference
 from selfdebug.server.engine.modes import (
     AUTO_TURNS_WITHOUT_GAIN,
-    RETRY_MAX_TOKENS,
     STEP_MAX_TOKENS,
     STRATEGIES,
     ModeStrategy,
@@ -305,82 +303,9 @@ class Session:
 
     # -- one turn ------------------------------------------------------------------------------
 
-    def _candidates(self, rendered: RenderedPrompt, completion: Completion) -> list[Candidate]:
-        """Every sample, checked; the mode's own refusals and unchanged code included."""
-        from selfdebug.instrument import contains_probes
-
-        reasons = completion.finish_reasons
-        candidates = [
-            check_candidate(
-                text,
-                self.target,
-                self.source,
-                opened_fence=rendered.opens_code_fence,
-                code_prefix=rendered.code_prefix,
-                contains_probes=contains_probes,
-                truncated=index < len(reasons) and reasons[index] == "length",
-                edit_base=self.current_code,
-                strip_new_prints=self.strategy.strips_prints,
-            )
-            for index, text in enumerate(completion.texts)
-        ]
-        for candidate in candidates:
-            if not candidate.ok or not candidate.code:
-                continue
-            if same_code(candidate.code, self.current_code):
-                candidate.problem = (
-                    "the answer repeats the function without any change; change the line that "
-                    "makes the tests fail"
-                )
-                self._sample_turn = self.turn + 1  # greedy would give it again
-            else:
-                candidate.problem = self.strategy.refuses(candidate.code, self.target.code)
-                overfit = self.test_values.refusal(candidate.code, self.target.code)
-                if overfit and not candidate.problem:
-                    candidate.problem = overfit
-                    self.refused.append(f"the model's turn {self.turn}: {overfit}")
-        for index, candidate in enumerate(candidates):
-            self.record(
-                "candidate",
-                index=index,
-                ok=candidate.ok,
-                problem=candidate.problem,
-                warnings=candidate.warnings,
-                notes=candidate.notes,
-                explanation=candidate.explanation,
-                code=candidate.code,
-            )
-        return candidates
-
-    def _ask_fix(self, variables: PromptVars) -> list[Candidate]:
-        """Ask for the fix and check every sample. When no sample is usable because the answers
-        were cut at the token limit, or ended with an explanation and no code, ask once more,
-        for code only (with a larger budget after a cut).
-
-        Why the no-code case: Qwen2.5-Coder-0.5B answered `Bug: ...` and stopped, with no code,
-        in 23 of 24 `none` sessions on QuixBugs dev (docs/bench/quixbugs-dev-0.5b/), so that
-        mode could not fix anything with it."""
-        step, n = self.strategy.fix_step, max(1, self.request.samples)
-        rendered, completion = self.ask(step, variables, n=n)
-        self._emit(f"checking {len(completion.texts)} candidate(s)", 0.7)
-        candidates = self._candidates(rendered, completion)
-        if any(c.ok for c in candidates):
-            return candidates
-        used = self.request.max_tokens or STEP_MAX_TOKENS[step]
-        if any(c.cut for c in candidates):
-            event, budget = "retry_cut", max(used, min(used * 2, RETRY_MAX_TOKENS))
-            why = (
-                f"your answer was cut off at the length limit ({used} tokens) before its code ended"
-            )
-        elif any(c.no_code for c in candidates):
-            event, budget, why = "retry_no_code", used, "your answer gave no code"
-        else:
-            return candidates
-        self.record(event, max_tokens=budget)
-        self._emit("asking again for the code only", 0.6)
-        code_only = dataclasses.replace(variables, code_only=True, check_error=why)
-        rendered, completion = self.ask(step, code_only, n=n, max_tokens=budget)
-        return self._candidates(rendered, completion)
+    def sample_next_turn(self) -> None:
+        """The next turn's calls sample: greedy decoding would give the same answer again."""
+        self._sample_turn = self.turn + 1
 
     def _turn(self) -> _TurnOutcome | None:
         """Ask for a fix (after the mode's own step), check every sample, run the usable ones,
@@ -392,7 +317,7 @@ class Session:
         variables = self.prompt_vars(**extra)
         self.check_error, self.repeat_note = "", ""
         self._emit("asking the model", 0.3)
-        candidates = self._ask_fix(variables)
+        candidates = fix_answers.ask_for_fix(self, variables)
         usable = [c for c in candidates if c.ok]
         self.candidates_checked += len(usable)
         if not usable:
@@ -485,7 +410,7 @@ class Session:
                 f"Your last answer was the same program as {attempt.repeat_of}, which did not "
                 "work; sending it again does not help, so make a different change."
             )
-            self._sample_turn = self.turn + 1
+            self.sample_next_turn()
 
     def _next_mode(self) -> bool:
         """After a turn with no gain, the plan's next mode (auto); False when there is none
