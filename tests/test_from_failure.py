@@ -270,10 +270,11 @@ def _suspect(name: str) -> Suspect:
 
 
 def _walk(
-    names: list[str], results: dict[str, bool], mode: types.Mode = "auto", **options
+    names: list[str], results: dict[str, bool | str], mode: types.Mode = "auto", **options
 ) -> list[SuspectAttempt]:
-    """repair_suspects over suspects `names`; `results`: which sessions fix (a missing name:
-    its request cannot be built; "name:search" / "name:model": only that stage's session)."""
+    """repair_suspects over suspects `names`; `results`: which sessions fix, or "partial" (a
+    missing name: its request cannot be built; "name:search" / "name:model": only that stage's
+    session)."""
     found = FailureLocalization(["t.py::test_x"], suspects=[_suspect(n) for n in names])
 
     def build(suspect: Suspect) -> DebugRequest:
@@ -286,12 +287,14 @@ def _walk(
         stage = "search" if request.mode == "search" else "model"
         name = request.qualname
         fixed = results.get(name, results.get(f"{name}:{stage}", False))
+        partial = fixed == "partial"  # one of the two failing tests passes
+        fixed = fixed is True
         return DebugResult(
             stop_reason="passed" if fixed else "no_improvement", turns=1, mode="search",
-            original_function="", fixed_function="x" if fixed else None,
-            fixed_file="x" if fixed else None,
-            diff="", explanation="", chosen_before=types.TestTally(0, 1),
-            chosen_after=types.TestTally(1, 1) if fixed else None,
+            original_function="", fixed_function="x" if fixed or partial else None,
+            fixed_file="x" if fixed or partial else None,
+            diff="", explanation="", chosen_before=types.TestTally(0, 2),
+            chosen_after=types.TestTally(2 if fixed else 1, 2) if fixed or partial else None,
         )  # fmt: skip
 
     return repair_suspects(found, build, run, **options)
@@ -337,6 +340,16 @@ def test_an_auto_walk_runs_the_search_on_every_suspect_before_the_model_on_any()
     assert model is not None and (model.mode, model.auto_search) == ("auto", False)
     shown = reported(attempts)
     assert shown is not None and (shown.suspect.qualname, shown.stage) == ("a", "model")
+    # the model's steps on the first suspect only, unless asked for more
+    attempts = _walk(["a", "b"], {"a": False, "b:model": True})
+    assert [a.stage for a in attempts] == ["edit search", "edit search", "model"]
+    attempts = _walk(["a", "b"], {"a": False, "b:model": True}, model_tried=2)
+    assert [(a.suspect.qualname, a.stage) for a in attempts][-1] == ("b", "model")
+    assert attempts[-1].result is not None and attempts[-1].result.success
+    # the model goes first where the search made a failing test pass
+    attempts = _walk(["a", "b"], {"a": False, "b:search": "partial", "b:model": True})
+    assert [(a.suspect.qualname, a.stage) for a in attempts][-1] == ("b", "model")
+    assert attempts[-1].why.startswith("suspect 2 of 2")
     # another mode runs whole, once per suspect
     attempts = _walk(["a", "b"], {"a": False, "b": False}, mode="ut")
     assert [(a.suspect.qualname, a.stage) for a in attempts] == [("a", ""), ("b", "")]

@@ -20,6 +20,10 @@ from selfdebug.server.engine.suspects.rank import Suspect
 from selfdebug.server.engine.types import DebugRequest, DebugResult
 
 SUSPECTS_TRIED = 3  # sessions at most, best suspect first
+# An `auto` walk's model steps (minutes a suspect on 2 cores, against seconds for the search)
+# run on the first suspect only: the one the ranking puts first is the case's function in 23 of
+# 33 real dev cases (docs/bench/from-failure/), and every other suspect had its search.
+MODEL_SUSPECTS = 1
 FAILURE_BUDGET_S = 900.0  # the walk's time over all its sessions, unless the caller says
 
 
@@ -55,6 +59,7 @@ def repair_suspects(
     run: Callable[[Suspect, DebugRequest], DebugResult],
     *,
     tried: int = SUSPECTS_TRIED,
+    model_tried: int = MODEL_SUSPECTS,
     budget_s: float | None = FAILURE_BUDGET_S,
     on_start: Callable[[SuspectAttempt], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -62,23 +67,27 @@ def repair_suspects(
     """The sessions on `found`'s top suspects, best first, until one fixes the failure, one is
     cancelled, or the budget is spent; each session gets what is left of it as its own time
     budget. An `auto` walk goes cheapest first: the edit search (no model, seconds) on every
-    suspect, then the model's steps on each, best first; so the second suspect's one-token fix
-    is not kept waiting behind minutes of model calls on the first. `build` raises RequestError
-    when a suspect cannot be debugged (the next one is tried); `run` runs a suspect's request.
-    The last attempt with a result is the one to report."""
+    suspect, then the model's steps on the first `model_tried`, best first; so the second
+    suspect's one-token fix is not kept waiting behind minutes of model calls on the first (and
+    the model goes first where the search made some failing tests pass). `build` raises
+    RequestError when a suspect cannot be debugged (the next one is tried); `run` runs a
+    suspect's request. The last attempt with a result is the one to report."""
     started = clock()
     attempts: list[SuspectAttempt] = []
     built: dict[int, DebugRequest | str] = {}  # suspect number -> its request, or why none
+    ran_model = 0  # model-stage sessions started
     for stage in (_SEARCH, _MODEL):
-        for number, suspect in enumerate(found.suspects[:tried], 1):
+        for number, suspect in _order(found.suspects[:tried], attempts, stage):
             if number not in built:
                 try:
                     built[number] = build(suspect)
                 except RequestError as error:
                     built[number] = str(error)
             request = built[number]
-            if stage == _MODEL and (isinstance(request, str) or not _staged(request)):
-                continue  # ran whole in the first stage, or cannot run
+            if stage == _MODEL and (
+                isinstance(request, str) or not _staged(request) or ran_model >= model_tried
+            ):
+                continue  # ran whole in the first stage, cannot run, or past the model's few
             attempt = SuspectAttempt(suspect, why_chosen(found, number))
             if isinstance(request, str):
                 attempt.error = request
@@ -88,6 +97,7 @@ def repair_suspects(
             if left is not None and left <= 0:
                 return attempts
             attempts.append(attempt)
+            ran_model += stage == _MODEL
             if _staged(request):
                 attempt.stage = stage
                 request = (
@@ -109,6 +119,24 @@ def repair_suspects(
 
 
 _SEARCH, _MODEL = "edit search", "model"
+
+
+def _order(
+    suspects: list[Suspect], attempts: list[SuspectAttempt], stage: str
+) -> list[tuple[int, Suspect]]:
+    """The suspects (numbered by rank) in the order a stage tries them: by rank, except that
+    the model goes first to one where the search made some failing tests pass (a partial fix:
+    the tests point at it, as in mutation-based localization)."""
+    numbered = list(enumerate(suspects, 1))
+    if stage != _MODEL:
+        return numbered
+    moved = {a.suspect.target for a in attempts if a.result is not None and _progressed(a.result)}
+    return sorted(numbered, key=lambda pair: pair[1].target not in moved)
+
+
+def _progressed(result: DebugResult) -> bool:
+    after, before = result.chosen_after, result.chosen_before
+    return after is not None and after.passed > before.passed
 
 
 def _staged(request: DebugRequest) -> bool:
