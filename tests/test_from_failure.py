@@ -61,14 +61,20 @@ def test_describe():
 """
 
 
-def _shop(root: Path) -> Path:
-    (root / "shop").mkdir(parents=True)
-    (root / "shop" / "__init__.py").write_text("")
-    (root / "shop" / "orders.py").write_text(ORDERS)
+def _package(root: Path, module: str, source: str, tests: str) -> Path:
+    """A project of one package module (`shop/orders.py`) and its test file in tests/."""
+    package, name = module.split("/")
+    (root / package).mkdir(parents=True)
+    (root / package / "__init__.py").write_text("")
+    (root / package / name).write_text(source)
     (root / "tests").mkdir()
-    (root / "tests" / "test_orders.py").write_text(ORDER_TESTS)
+    (root / "tests" / f"test_{name}").write_text(tests)
     (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
     return root
+
+
+def _shop(root: Path) -> Path:
+    return _package(root, "shop/orders.py", ORDERS, ORDER_TESTS)
 
 
 def _localize(root: Path, tests: list[str]) -> FailureLocalization:
@@ -123,13 +129,7 @@ def test_among_equal_spectra_the_function_the_failing_test_calls_ranks_first(tmp
 
 
 def _project(root: Path, module: str, tests: str) -> Path:
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "text.py").write_text(module)
-    (root / "tests").mkdir()
-    (root / "tests" / "test_text.py").write_text(tests)
-    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
-    return root
+    return _package(root, "pkg/text.py", module, tests)
 
 
 UNITS = """def unit(count):
