@@ -437,3 +437,32 @@ def test_the_same_edit_is_made_at_every_place_of_the_body_that_writes_the_text()
     for edit in renamed:  # `size` -> another name at lines 2 and 4, never in `sizes` or `x.size`
         assert edit.lines == (2, 4) and edit.code.startswith("def f(size, sizes):")
         assert "sizes.get(" in edit.code and "x.size" in edit.code
+
+
+def test_a_method_is_made_its_sibling_and_nothing_else_is():
+    """`sibling-method` (registry.py): a listed method's siblings of the same arguments, at the
+    call's method name only; an unlisted method or a plain function call is left."""
+    code = (
+        "def f(text, items):\n    head, _, tail = text.partition('-')\n"
+        "    items.pop(0)\n    return split(text) + text.upper()\n"
+    )
+    made = _afters_by_line(code, {2: 0, 3: 0, 4: 0}, "sibling-method")
+    assert made == {2: {"rpartition"}, 3: {"get", "popleft"}}
+
+
+def test_a_method_names_its_own_class_at_run_time_and_a_static_one_does_not():
+    """`own-class-name` (registry.py): `C` -> `type(self)` in a method, `cls` in a classmethod,
+    the first parameter's own name; nothing in a staticmethod or a plain function."""
+    method = "def copy(me):\n    return Box(me.size) if isinstance(me, Box) else None\n"
+    edits = generate_edits(method, 1, {2: 0}, classes={"own-class-name"}, class_name="Box")
+    assert {e.code.splitlines()[1].strip() for e in edits} == {
+        "return type(me)(me.size) if isinstance(me, Box) else None",
+        "return Box(me.size) if isinstance(me, type(me)) else None",
+    }
+    made = generate_edits("@classmethod\ndef make(cls):\n    return Box()\n", 1, {3: 0},
+                          classes={"own-class-name"}, class_name="Outer.Box")  # fmt: skip
+    assert [e.after for e in made] == ["cls"]
+    static = "@staticmethod\ndef make():\n    return Box()\n"
+    assert not generate_edits(static, 1, {3: 0}, classes={"own-class-name"}, class_name="Box")
+    plain = "def make(x):\n    return Box(x)\n"
+    assert not generate_edits(plain, 1, {2: 0}, classes={"own-class-name"})

@@ -34,7 +34,15 @@ def _same(a: str, b: str) -> bool:
 def test_the_class_makes_the_real_fix(name: str, example: Example) -> None:
     expected = Expected(raises=example.raises, failed_with=example.failed_with)
     ranks = dict.fromkeys(example.lines, 0)
-    edits = generate_edits(example.before, 1, ranks, limit=3000, expected=expected, classes={name})
+    edits = generate_edits(
+        example.before,
+        1,
+        ranks,
+        limit=3000,
+        expected=expected,
+        classes={name},
+        class_name=example.class_name,
+    )
     assert edits, f"{name} makes no edit of {example.source}"
     assert any(_same(e.code, example.after) for e in edits), example.source
     assert {e.edit_class for e in edits} == {name}

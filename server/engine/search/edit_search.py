@@ -196,7 +196,14 @@ def candidate_edits(
             scores.append(score)
         ranks[line.line] = scores.index(score)
     ranks = with_guarding_conditions(target.code, target.start_line + 1, ranks)
-    return generate_edits(target.code, target.start_line + 1, ranks, settings.max_edits, expected)
+    return generate_edits(
+        target.code,
+        target.start_line + 1,
+        ranks,
+        settings.max_edits,
+        expected,
+        class_name=target.class_name,
+    )
 
 
 @dataclass

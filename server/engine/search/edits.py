@@ -160,6 +160,8 @@ class _Scope:
     constants: Sequence[tuple[type, str]] = ()  # (int/float/str, text) of the function's literals
     parameters: Sequence[str] = ()  # the function's own, without self/cls
     failed_with: Collection[str] = ()  # what the failing tests raised (evidence.py)
+    own_class: tuple[str, str] = ("", "")  # a method's class name and how it names its own
+    # class at run time (`type(self)`, or `cls` in a classmethod); ("", "") elsewhere
 
 
 def _changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
@@ -291,11 +293,15 @@ def _message(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
 
 
 def _name_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
-    """Another in-scope variable in a name's place."""
+    """Another in-scope variable in a name's place; a method's own class, named, made the
+    class it runs in (`Version(...)` -> `type(self)(...)`: a subclass gets its own kind)."""
     assert isinstance(node, ast.Name)
     if not isinstance(node.ctx, ast.Load):
         return
     start, end = scope.text.span(node)
+    own, runtime = scope.own_class
+    if own and node.id == own:
+        yield "own-class-name", start, end, runtime
     if node.id in scope.local_names:
         for other in scope.local_names:
             if other != node.id:
@@ -311,9 +317,27 @@ def _attribute_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
             yield "other-attribute", end - len(node.attr), end, other
 
 
+# Methods whose sibling takes the same arguments from the other end, or with the other
+# strictness: the pairs real fixes swap (`split` -> `rsplit`, `match` -> `search`, `get` -> `pop`)
+_SIBLING_METHODS = (
+    ("split", "rsplit"), ("partition", "rpartition"), ("find", "rfind"), ("index", "rindex"),
+    ("strip", "lstrip", "rstrip"), ("match", "search", "fullmatch"), ("get", "pop"),
+    ("pop", "popleft"), ("remove", "discard"), ("startswith", "endswith"), ("append", "extend"),
+)  # fmt: skip
+
+
+def _sibling_methods(name: str) -> list[str]:
+    groups = [group for group in _SIBLING_METHODS if name in group]
+    return [other for group in groups for other in group if other != name]
+
+
 def _call_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     assert isinstance(node, ast.Call)
     text = scope.text
+    if isinstance(node.func, ast.Attribute):
+        end = text.span(node.func)[1]
+        for other in _sibling_methods(node.func.attr):
+            yield "sibling-method", end - len(node.func.attr), end, other
     positional = [a for a in node.args if not isinstance(a, ast.Starred)]
     callee = node.func.id if isinstance(node.func, ast.Name) else None
     if callee == "len":
@@ -614,12 +638,14 @@ def generate_edits(
     limit: int = 300,
     expected: Expected = NOTHING_EXPECTED,
     classes: Collection[str] | None = None,
+    class_name: str = "",
 ) -> list[Edit]:
     """Edits of the function text `code` (column 0; its line 1 is file line `first_line`) at the
     file lines of `line_ranks` (line -> rank, 0 most suspicious), lower rank first, then
     smaller edits first; at most `limit`, each distinct, each parsing. Pairs of the first
     single edits (pairs.py) take the last part of the budget. `expected`: what the
-    failing tests expect (evidence.py). `classes`: only these edit classes (registry.py)."""
+    failing tests expect (evidence.py). `classes`: only these edit classes (registry.py).
+    `class_name`: the class of a method ("" for a plain function)."""
     tree = ast.parse(code)
     function = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
     text = _Text(code)
@@ -645,7 +671,7 @@ def generate_edits(
     literals = _function_literals(body_nodes, text)
     scope = _Scope(
         text, local_names, attributes, parents, sibling_args, literals, _parameters(function),
-        expected.failed_with,
+        expected.failed_with, _own_class(function, class_name),
     )  # fmt: skip
     raw: list[tuple[int, int, str, int, int, str, int]] = []  # rank, size, class, span, text, #
 
@@ -715,6 +741,21 @@ def generate_edits(
         edits.extend(pair for pair in pairs.pair_edits(singles_made, code, limit - len(edits))
                      if is_new(pair.code))  # fmt: skip
     return edits if classes is None else [e for e in edits if e.edit_class in classes]
+
+
+def _own_class(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, class_name: str
+) -> tuple[str, str]:
+    """The method's class name and its run-time spelling: `type(self)` in a method, `cls` in
+    a classmethod; ("", "") for a plain function or a staticmethod."""
+    first = function.args.posonlyargs + function.args.args
+    if not class_name or not first:
+        return "", ""
+    decorators = {d.id for d in function.decorator_list if isinstance(d, ast.Name)}
+    if "staticmethod" in decorators:
+        return "", ""
+    runtime = "cls" if "classmethod" in decorators else f"type({first[0].arg})"
+    return class_name.rsplit(".", 1)[-1], runtime
 
 
 def _parsed(code: str) -> ast.Module | None:

@@ -20,7 +20,7 @@ SPREAD = 24  # single edits considered
 # edits of a literal, a name or an order: a text that reads the same wherever it is written
 SPREAD_CLASSES = (
     "other-literal", "integer-literal", "boolean-literal", "other-name", "other-attribute",
-    "swapped-unpacking",
+    "swapped-unpacking", "sibling-method", "own-class-name",
 )  # fmt: skip
 
 

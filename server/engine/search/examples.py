@@ -26,6 +26,12 @@ class Example:
     raises: tuple[str, ...] = ()
     failed_with: tuple[str, ...] = ()  # what the failing tests raised (evidence.py)
 
+    @property
+    def class_name(self) -> str:
+        """The class of a method (`Query` of `...::Query.__getattr__`); "" for a function."""
+        qualname = self.source.rsplit("::", 1)[-1]
+        return qualname.rsplit(".", 1)[0] if "." in qualname else ""
+
 
 def _e(
     source: str,
@@ -1544,6 +1550,154 @@ def _rewrite_test(state):
             2,
         ),
     ),
+    "sibling-method": (
+        _e(
+            "pallets/flask@ea7a1720779a:flask/wrappers.py::Request.blueprint",
+            """\
+def blueprint(self):
+    if self.url_rule and '.' in self.url_rule.endpoint:
+        return self.url_rule.endpoint.split('.', 1)[0]
+""",
+            """\
+def blueprint(self):
+    if self.url_rule and '.' in self.url_rule.endpoint:
+        return self.url_rule.endpoint.rsplit('.', 1)[0]
+""",
+            3,
+        ),
+        _e(
+            "Textualize/rich@e1c105b8f0ab:rich/console.py::Console._detect_color_system",
+            """\
+def _detect_color_system(self):
+    term = self._environ.get("TERM", "").strip().lower()
+    _term_name, _hyphen, colors = term.partition("-")
+    color_system = _TERM_COLORS.get(colors, ColorSystem.STANDARD)
+    return color_system
+""",
+            """\
+def _detect_color_system(self):
+    term = self._environ.get("TERM", "").strip().lower()
+    _term_name, _hyphen, colors = term.rpartition("-")
+    color_system = _TERM_COLORS.get(colors, ColorSystem.STANDARD)
+    return color_system
+""",
+            3,
+        ),
+        _e(
+            "tornadoweb/tornado@1ae91f6d58e6:tornado/web.py::RequestHandler._convert_header_value",
+            """\
+def _convert_header_value(self, value):
+    if len(value) > 4000 or re.match(b(r"[\\x00-\\x1f]"), value):
+        raise ValueError("Unsafe header value %r", value)
+    return value
+""",
+            """\
+def _convert_header_value(self, value):
+    if len(value) > 4000 or re.search(b(r"[\\x00-\\x1f]"), value):
+        raise ValueError("Unsafe header value %r", value)
+    return value
+""",
+            2,
+        ),
+        _e(
+            "python/mypy@1b19e04d6cfb:mypy/checker.py::ConditionalTypeBinder.pop_frame",
+            """\
+def pop_frame(self, canskip=True, fallthrough=False):
+    result = self.frames.pop()
+    options = self.frames_on_escape.get(len(self.frames) - 1, [])
+    if canskip:
+        options.append(self.frames[-1])
+    changed = self.update_from_options(options)
+    return (changed, result)
+""",
+            """\
+def pop_frame(self, canskip=True, fallthrough=False):
+    result = self.frames.pop()
+    options = self.frames_on_escape.pop(len(self.frames) - 1, [])
+    if canskip:
+        options.append(self.frames[-1])
+    changed = self.update_from_options(options)
+    return (changed, result)
+""",
+            3,
+        ),
+        _e(
+            "pypa/setuptools@5802fd80e413:setuptools/command/install_lib.py::install_lib._all_packages",
+            """\
+def _all_packages(pkg_name):
+    while pkg_name:
+        yield pkg_name
+        pkg_name, sep, child = pkg_name.partition('.')
+""",
+            """\
+def _all_packages(pkg_name):
+    while pkg_name:
+        yield pkg_name
+        pkg_name, sep, child = pkg_name.rpartition('.')
+""",
+            4,
+        ),
+    ),
+    "own-class-name": (
+        _e(
+            "html5lib/html5lib-python@b015d7a7befa:html5lib/treebuilders/etree.py::Element.cloneNode",
+            """\
+def cloneNode(self):
+    element = Element(self.name, self.namespace)
+    for name, value in self.attributes.iteritems():
+        element.attributes[name] = value
+    return element
+""",
+            """\
+def cloneNode(self):
+    element = type(self)(self.name, self.namespace)
+    for name, value in self.attributes.iteritems():
+        element.attributes[name] = value
+    return element
+""",
+            2,
+        ),
+        _e(
+            "msiemens/tinydb@f3b18d2a36c0:tinydb/queries.py::Query.__getattr__",
+            """\
+def __getattr__(self, item):
+    query = Query()
+    query._path = self._path + (item, )
+    query.hashval = ('path', query._path)
+    return query
+""",
+            """\
+def __getattr__(self, item):
+    query = type(self)()
+    query._path = self._path + (item, )
+    query.hashval = ('path', query._path)
+    return query
+""",
+            2,
+        ),
+        _e(
+            "pallets/werkzeug@426b98534fa6:werkzeug/routing.py::Rule.empty",
+            """\
+def empty(self):
+    defaults = None
+    if self.defaults:
+        defaults = dict(self.defaults)
+    return Rule(self.rule, defaults, self.subdomain, self.methods,
+                self.build_only, self.endpoint, self.strict_slashes,
+                self.redirect_to, self.alias, self.host)
+""",
+            """\
+def empty(self):
+    defaults = None
+    if self.defaults:
+        defaults = dict(self.defaults)
+    return type(self)(self.rule, defaults, self.subdomain, self.methods,
+                self.build_only, self.endpoint, self.strict_slashes,
+                self.redirect_to, self.alias, self.host)
+""",
+            5,
+        ),
+    ),
     "sibling-argument": (
         _e(
             "beetbox/beets@e3a9e04c0116:beets/dbcore/query.py::BytesQuery.__init__",
@@ -1830,6 +1984,8 @@ FOUND: dict[str, tuple[int, int]] = {  # class -> (fix commits, projects) it mak
     "none-check": (19, 11),
     "other-name": (106, 35),
     "other-attribute": (35, 21),
+    "sibling-method": (13, 11),
+    "own-class-name": (3, 3),
     "sibling-argument": (9, 8),
     "swapped-arguments": (16, 13),
     "swapped-unpacking": (6, 6),

@@ -77,6 +77,12 @@ _CLASSES = (
               "a name read at a ranked line", 2),
     EditClass("other-attribute", "another attribute the function reads",
               "an attribute read at a ranked line", 2),
+    EditClass("sibling-method", "a method made its sibling of the same arguments: `split` <-> "
+              "`rsplit`, `match` -> `search`, `get` -> `pop`, `strip` -> `lstrip`, ...",
+              "a method call at a ranked line", 2),
+    EditClass("own-class-name", "a method's own class, named, made the class it runs in: "
+              "`C(...)` -> `type(self)(...)`, `cls(...)` in a classmethod",
+              "the class's name in one of its methods", 2),
     EditClass("sibling-argument", "what another call of the same function passes at that "
               "position", "a call's argument", 2),
     EditClass("swapped-arguments", "two adjacent call arguments swapped", "a call", 2),
