@@ -64,10 +64,16 @@ def localize_failure(
         found.error = f"the tests' spectra could not be taken: {spectra.error}"
         return found
     found.tests_run = len(spectra.tests)
-    frames = [_relative(f, root) for t in run.tests if not t.ok for f in t.frames]
+    # each failing test's frames inside the project's tree (test files too: the ranking
+    # decides what they are), outermost first
+    inside = [
+        [relative for f in t.frames if (relative := _relative(f, root))]
+        for t in run.tests
+        if not t.ok
+    ]
     evidence = FailureEvidence(
-        frames=[f for f in frames if f is not None],
-        last_frames=[f for t in run.tests if not t.ok if (f := _last_in_project(t, root))],
+        frames=[f for frames in inside for f in frames],
+        last_frames=[frames[-1] for frames in inside if frames],
         failing_lines=[t.frames[0].code for t in run.tests if not t.ok and t.frames],
         test_lines=[line for t in run.tests if not t.ok for line in _test_lines(t, root)],
     )
@@ -86,13 +92,6 @@ def _test_lines(test: TestResult, root: Path) -> list[str]:
     except (OSError, UnicodeDecodeError):
         return []
     return test_body_lines(source, own[0].line)  # the outermost frame in the file: the test
-
-
-def _last_in_project(test: TestResult, root: Path) -> Frame | None:
-    """The innermost frame of a failing test's traceback inside the project's tree (a test
-    file's too: the ranking decides what it is)."""
-    inside = [relative for f in test.frames if (relative := _relative(f, root))]
-    return inside[-1] if inside else None
 
 
 def _relative(frame: Frame, root: Path) -> Frame | None:

@@ -75,7 +75,6 @@ def repair_suspects(
     started = clock()
     attempts: list[SuspectAttempt] = []
     built: dict[int, DebugRequest | str] = {}  # suspect number -> its request, or why none
-    ran_model = 0  # model-stage sessions started
     for stage in (_SEARCH, _MODEL):
         for number, suspect in _order(found.suspects[:tried], attempts, stage):
             if number not in built:
@@ -85,7 +84,9 @@ def repair_suspects(
                     built[number] = str(error)
             request = built[number]
             if stage == _MODEL and (
-                isinstance(request, str) or not _staged(request) or ran_model >= model_tried
+                isinstance(request, str)
+                or not _staged(request)
+                or sum(a.stage == _MODEL for a in attempts) >= model_tried
             ):
                 continue  # ran whole in the first stage, cannot run, or past the model's few
             attempt = SuspectAttempt(suspect, why_chosen(found, number))
@@ -97,7 +98,6 @@ def repair_suspects(
             if left is not None and left <= 0:
                 return attempts
             attempts.append(attempt)
-            ran_model += stage == _MODEL
             if _staged(request):
                 attempt.stage = stage
                 request = (
