@@ -222,3 +222,20 @@ def test_repair_without_repos_is_a_clear_error(tmp_path: Path) -> None:
         assert "--repos" in str(error)
     else:
         raise AssertionError("no error without --repos")
+
+
+def test_localize_ranks_the_case_function_and_again_once_the_search_ran(tmp_path: Path) -> None:
+    from selfdebug.bench.localize import measure
+
+    repo, fix = make_repo(tmp_path)
+    write_case(tmp_path / "cases", "clamp", fix, BUG_PATCH)
+
+    report = measure(tmp_path / "cases", repo.parent, tmp_path / "envs",
+                     python=Path(sys.executable), search=True)  # fmt: skip
+
+    (row,) = report["ranks"]
+    assert row["problem"] == "" and row["failing_test"].startswith("tests/test_shapes.py::")
+    assert row["first"] == "tinyproj/shapes.py::Box.clamp" and row["rank"] == 1
+    assert row["evidence_rank"] == 1  # the search's edit there made the failing test pass
+    assert report["after_search"] == {"top1": 1, "top3": 1, "top5": 1}
+    assert (repo / "tinyproj" / "shapes.py").read_text() == FIXED  # the checkout is untouched

@@ -160,12 +160,17 @@ def test_resuming_a_function_given_run_in_from_failure_form_is_refused(tmp_path:
 def test_the_from_failure_form_reports_ranks_and_the_function_repaired() -> None:
     rows = [
         outcome("p/f", (1, 1), (4, 4), mode="search", real=True, from_failure_test="t.py::a",
-                suspect_rank=1, suspects_tried=1, repaired="p.py::f", verdict="correct"),
+                suspect_rank=2, evidence_rank=1, suspects_tried=2, repaired="p.py::f",
+                verdict="correct"),
         outcome("p/g", (0, 1), (0, 4), mode="search", real=True, from_failure_test="t.py::b",
-                suspect_rank=4, suspects_tried=3, repaired="p.py::h", has_candidate=False),
+                suspect_rank=4, evidence_rank=4, suspects_tried=3, repaired="p.py::h",
+                has_candidate=False),
     ]  # fmt: skip
     text = render_markdown(build_report(rows, ["search"], {}))
     assert "### From the failure (given only the failing test)" in text
-    assert "| search | p/f | t.py::a | 1 | 1 | p.py::f | fixed | correct |" in text
-    assert "| search | p/g | t.py::b | 4 | 3 | p.py::h | none | - |" in text
-    assert "search: 2 cases; the case's function ranked 1st 1, top 3 1, top 5 2; fixed 1" in text
+    assert "| search | p/f | t.py::a | 2 | 1 | 2 | p.py::f | fixed | correct |" in text
+    assert "| search | p/g | t.py::b | 4 | 4 | 3 | p.py::h | none | - |" in text
+    assert (
+        "search: 2 cases; the case's function ranked 1st 0, top 3 1, top 5 2; after the "
+        "sessions' edits 1st 1, top 3 1; fixed 1" in text
+    )

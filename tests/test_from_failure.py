@@ -16,7 +16,9 @@ from selfdebug.server.engine.suspects.localize import FailureLocalization, local
 from selfdebug.server.engine.suspects.rank import Suspect, function_spans
 from selfdebug.server.engine.suspects.repair import (
     SuspectAttempt,
+    evidence_table,
     failing_tests_for,
+    ranked_by_evidence,
     repair_suspects,
     reported,
 )
@@ -353,6 +355,26 @@ def test_an_auto_walk_runs_the_search_on_every_suspect_before_the_model_on_any()
     # another mode runs whole, once per suspect
     attempts = _walk(["a", "b"], {"a": False, "b": False}, mode="ut")
     assert [(a.suspect.qualname, a.stage) for a in attempts] == [("a", ""), ("b", "")]
+
+
+def test_once_the_search_ran_the_suspects_where_an_edit_made_failing_tests_pass_rank_first():
+    attempts = _walk(["a", "b", "c"], {"a": False, "b": False, "c:search": "partial"},
+                     model_tried=0)  # fmt: skip
+    suspects = [a.suspect for a in attempts]
+    assert [s.qualname for s in ranked_by_evidence(suspects, attempts)] == ["c", "a", "b"]
+    found = FailureLocalization(["t.py::test_x"], suspects=suspects)
+    table = evidence_table(found, attempts)
+    assert table[:2] == ["Suspects once the edits count:",
+                         "  1. m.py::c: an edit made 1 more failing test pass"]  # fmt: skip
+    assert table[2].startswith("  2. m.py::a: ")
+    # nothing gained anywhere: the spectrum's order stands and nothing is printed
+    attempts = _walk(["a", "b"], {"a": False, "b": False}, model_tried=0)
+    assert [s.qualname for s in ranked_by_evidence(suspects[:2], attempts)] == ["a", "b"]
+    assert evidence_table(found, attempts) == []
+    # the model's session on the moved suspect says why it went first
+    attempts = _walk(["a", "b"], {"a": False, "b:search": "partial", "b:model": False})
+    assert attempts[-1].stage == "model"
+    assert attempts[-1].why.endswith("; an edit made 1 more failing test pass here")
 
 
 def test_a_suspect_s_session_gets_the_failing_tests_beside_the_given_one_that_run_it():

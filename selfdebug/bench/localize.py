@@ -6,6 +6,9 @@ run once to find the case's failing tests, then the project's functions are rank
 first of them alone (engine/suspects/: the failing test and the tests of its file, every
 project line traced), as `selfdebug fix --test NODEID` ranks them. Prints one row per case (the
 case function's rank, the first suspect) and how many are ranked 1st, in the top 3 and top 5.
+With `--search`, the edit search then runs on the top suspects as a from-the-failure walk's
+first stage does (suspects/repair.py), and a second rank counts its evidence: the suspects
+where an edit made failing tests pass go first (`ranked_by_evidence`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from selfdebug.bench.project_env import DEFAULT_ENV_CACHE
 from selfdebug.bench.real_cases import (
@@ -28,6 +31,12 @@ from selfdebug.bench.real_cases import (
     requested_ids,
 )
 
+if TYPE_CHECKING:
+    from selfdebug.server.engine.suspects.localize import FailureLocalization
+    from selfdebug.server.engine.suspects.rank import Suspect
+    from selfdebug.server.engine.types import DebugRequest, DebugResult
+    from selfdebug.server.runner import ProjectRunner
+
 
 @dataclass
 class CaseRank:
@@ -36,17 +45,24 @@ class CaseRank:
     rank: int | None = None  # 1-based rank of the case's function; None: not among them
     suspects: int = 0
     first: str = ""  # the first suspect
+    evidence_rank: int | None = None  # with --search: the rank once the search's edits count
     tests_run: int = 0
     problem: str = ""
     seconds: float = 0.0
 
 
 def rank_case(
-    case: RealCase, repos: Path, cache: Path, test_timeout_s: float, python: Path | None = None
+    case: RealCase,
+    repos: Path,
+    cache: Path,
+    test_timeout_s: float,
+    python: Path | None = None,
+    search: bool = False,
 ) -> CaseRank:
     from selfdebug.bench.project_env import ensure_environment, hold
     from selfdebug.bench.real_check import run_judge
     from selfdebug.server.engine.suspects.localize import localize_failure
+    from selfdebug.server.engine.suspects.rank import rank_of
     from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
     ranked = CaseRank(id=case.id)
@@ -64,16 +80,17 @@ def rank_case(
                 ranked.failing_test = failing[0]
                 settings = RunnerSettings(interpreter=str(own), test_timeout_s=test_timeout_s)
                 runner = ProjectRunner(buggy, settings)
+                wanted = f"{case.path}::{case.qualname}"
                 try:
                     found = localize_failure(runner, buggy, [failing[0]], timeout_s=900.0)
+                    if search and found.suspects:
+                        ranked.evidence_rank = _rank_after_search(found, buggy, runner, wanted)
                 finally:
                     runner.close()
         ranked.problem = found.error
         ranked.suspects, ranked.tests_run = len(found.suspects), found.tests_run
         ranked.first = found.suspects[0].target if found.suspects else ""
-        targets = [s.target for s in found.suspects]
-        wanted = f"{case.path}::{case.qualname}"
-        ranked.rank = targets.index(wanted) + 1 if wanted in targets else None
+        ranked.rank = rank_of(wanted, found.suspects)
     except CaseError as error:
         ranked.problem = str(error)
     finally:
@@ -81,10 +98,43 @@ def rank_case(
     return ranked
 
 
+def _rank_after_search(
+    found: FailureLocalization, root: Path, runner: ProjectRunner, wanted: str
+) -> int | None:
+    """The walk's edit-search stage on `found`'s top suspects (no model), then where `wanted`
+    ranks once the suspects where its edits made failing tests pass go first."""
+    from selfdebug.server.backends.no_model import NoModelBackend
+    from selfdebug.server.engine import run_session
+    from selfdebug.server.engine.request import build_request
+    from selfdebug.server.engine.suspects.rank import rank_of
+    from selfdebug.server.engine.suspects.repair import (
+        failing_tests_for,
+        ranked_by_evidence,
+        repair_suspects,
+    )
+
+    def build(suspect: Suspect) -> DebugRequest:
+        tests = failing_tests_for(found, suspect)
+        return build_request(root / suspect.file, suspect.qualname, tests=tests,
+                             project_root=root, cwd=root, mode="search")  # fmt: skip
+
+    def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
+        return run_session(request, NoModelBackend(), runner=runner)
+
+    attempts = repair_suspects(found, build, run, model_tried=0)
+    return rank_of(wanted, ranked_by_evidence(found.suspects, attempts))
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from selfdebug.bench.real_check import add_case_arguments
 
     add_case_arguments(parser)
+    parser.add_argument(
+        "--search",
+        action="store_true",
+        help="also run the edit search on the top suspects and rank again with its evidence "
+        "(the suspects where an edit made failing tests pass first)",
+    )
 
 
 def measure(
@@ -95,50 +145,59 @@ def measure(
     test_timeout_s: float = 30.0,
     on_case: Any = None,
     python: Path | None = None,
+    search: bool = False,
 ) -> dict[str, Any]:
     ranks = []
     for case in cases_with_ids(dataset, ids):
-        ranked = rank_case(case, repos, env_cache, test_timeout_s, python)
+        ranked = rank_case(case, repos, env_cache, test_timeout_s, python, search)
         ranks.append(ranked)
         if on_case is not None:
             on_case(ranked)
     counted = [r for r in ranks if not r.problem]
 
-    def within(k: int) -> int:
-        return sum(r.rank is not None and r.rank <= k for r in counted)
+    def within(k: int, after_search: bool = False) -> int:
+        return sum(
+            (rank := r.evidence_rank if after_search else r.rank) is not None and rank <= k
+            for r in counted
+        )
 
+    after = {f"top{k}": within(k, after_search=True) for k in (1, 3, 5)}
     return {
         "cases": len(ranks),
         "ranked": len(counted),
         "top1": within(1),
         "top3": within(3),
         "top5": within(5),
+        **({"after_search": after} if search else {}),
         "mean_seconds": round(sum(r.seconds for r in ranks) / len(ranks), 1) if ranks else 0.0,
         "ranks": [asdict(r) for r in ranks],
     }
 
 
-def _row(ranked: CaseRank) -> str:
+def _row(ranked: CaseRank, search: bool) -> str:
     rank = "-" if ranked.rank is None else str(ranked.rank)
+    after = "-" if ranked.evidence_rank is None else str(ranked.evidence_rank)
     what = ranked.problem or f"first: {ranked.first}"
     return (
-        f"| {ranked.id} | {ranked.failing_test} | {rank} | {ranked.suspects} | "
-        f"{ranked.tests_run} | {ranked.seconds:.0f} | {what} |"
+        f"| {ranked.id} | {ranked.failing_test} | {rank} | {f'{after} | ' if search else ''}"
+        f"{ranked.suspects} | {ranked.tests_run} | {ranked.seconds:.0f} | {what} |"
     )
 
 
 def main(args: argparse.Namespace) -> int:
     if not args.json:
-        print("| case | failing test given | rank | suspects | tests run | s | note |")
-        print("| --- " * 7 + "|")
+        after = "after the search | " if args.search else ""
+        print(f"| case | failing test given | rank | {after}suspects | tests run | s | note |")
+        print("| --- " * (8 if args.search else 7) + "|")
     report = measure(
         args.dataset,
         args.repos,
         args.env_cache,
         requested_ids(args.ids),
         args.test_timeout,
-        on_case=None if args.json else lambda r: print(_row(r), flush=True),
+        on_case=None if args.json else lambda r: print(_row(r, args.search), flush=True),
         python=args.python,
+        search=args.search,
     )
     if args.json:
         print(json.dumps(report, indent=2))
@@ -148,4 +207,8 @@ def main(args: argparse.Namespace) -> int:
             f"\n{n} of {report['cases']} cases ranked: 1st {report['top1']}, top 3 "
             f"{report['top3']}, top 5 {report['top5']}; {report['mean_seconds']} s a case"
         )
+        if args.search:
+            after = report["after_search"]
+            print(f"after the edit search: 1st {after['top1']}, top 3 {after['top3']}, "
+                  f"top 5 {after['top5']}")  # fmt: skip
     return 0

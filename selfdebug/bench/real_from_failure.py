@@ -35,9 +35,11 @@ def solve_from_failure(
     from selfdebug.bench.real_repair import copy_result, environment, runner_settings, score_result
     from selfdebug.server.engine.request import build_request
     from selfdebug.server.engine.suspects.localize import localize_failure
+    from selfdebug.server.engine.suspects.rank import rank_of
     from selfdebug.server.engine.suspects.repair import (
         FAILURE_BUDGET_S,
         failing_tests_for,
+        ranked_by_evidence,
         repair_suspects,
         reported,
     )
@@ -61,9 +63,8 @@ def solve_from_failure(
             try:
                 found = localize_failure(runner, work, [failing[0]], cancel=cancel)
                 outcome.discovery_seconds = round(time.monotonic() - started, 3)
-                targets = [s.target for s in found.suspects]
                 wanted = f"{case.path}::{case.qualname}"
-                outcome.suspect_rank = targets.index(wanted) + 1 if wanted in targets else None
+                outcome.suspect_rank = rank_of(wanted, found.suspects)
                 outcome.discovery_note = found.error or "\n".join(found.table(5))
 
                 def build(suspect: Suspect) -> DebugRequest:
@@ -85,6 +86,8 @@ def solve_from_failure(
                 # the bench's session timeout, when given, is the walk's one budget
                 budget = options.session_timeout_s or FAILURE_BUDGET_S
                 attempts = repair_suspects(found, build, run, budget_s=budget)
+                after = ranked_by_evidence(found.suspects, attempts)
+                outcome.evidence_rank = rank_of(wanted, after)
             finally:
                 runner.close()
             outcome.wall_seconds = round(time.monotonic() - started, 3)

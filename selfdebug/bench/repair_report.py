@@ -73,6 +73,7 @@ class ProblemOutcome:
     # "From the failure" form (real_from_failure.py): given only this failing test.
     from_failure_test: str = ""
     suspect_rank: int | None = None  # where the case's function ranked (None: not ranked)
+    evidence_rank: int | None = None  # ... once the sessions' edits counted (ranked_by_evidence)
     suspects_tried: int = 0  # sessions run, best suspect first
     repaired: str = ""  # the function the reported session worked on (file::qualname)
 
@@ -316,6 +317,7 @@ def case_row(outcome: ProblemOutcome) -> dict[str, Any]:
         "why_no_failing_test": "" if outcome.failing_found else _why_not_found(outcome),
         "from_failure_test": outcome.from_failure_test,
         "suspect_rank": outcome.suspect_rank,
+        "evidence_rank": outcome.evidence_rank,
         "suspects_tried": outcome.suspects_tried,
         "repaired": outcome.repaired,
     }
@@ -333,28 +335,37 @@ def _from_failure_table(rows: list[dict[str, Any]]) -> list[str]:
     """Where each case's function ranked for its failing test, which function the proposed
     session worked on, and how it ended; then the counts."""
     lines = [
-        "| mode | case | failing test given | rank of the case's function | sessions "
-        "| function repaired | result | verdict | wall s |",
-        "| --- " * 9 + "|",
+        "| mode | case | failing test given | rank of the case's function | after the edits "
+        "| sessions | function repaired | result | verdict | wall s |",
+        "| --- " * 10 + "|",
     ]
     for row in rows:
-        rank = row["suspect_rank"] if row["suspect_rank"] is not None else "-"
+        rank, moved = (_rank_cell(row.get(key)) for key in ("suspect_rank", "evidence_rank"))
         lines.append(
-            f"| {row['mode']} | {row['id']} | {row['from_failure_test']} | {rank} "
+            f"| {row['mode']} | {row['id']} | {row['from_failure_test']} | {rank} | {moved} "
             f"| {row['suspects_tried']} | {row['repaired'] or '-'} | {row['verdict']} "
             f"| {row['judged'] or '-'} | {row['wall_seconds']:.0f} |"
         )
     for mode in sorted({row["mode"] for row in rows}):
         mine = [r for r in rows if r["mode"] == mode]
-        ranks = [r["suspect_rank"] for r in mine]
-        within = {k: sum(r is not None and r <= k for r in ranks) for k in (1, 3, 5)}
+        within = _within([r["suspect_rank"] for r in mine])
+        after = _within([r.get("evidence_rank") for r in mine])
         fixed = sum(r["verdict"] == "fixed" for r in mine)
         wall = sum(r["wall_seconds"] for r in mine) / len(mine)
         lines.append(
             f"\n{mode}: {len(mine)} cases; the case's function ranked 1st {within[1]}, top 3 "
-            f"{within[3]}, top 5 {within[5]}; fixed {fixed}; {wall:.0f} s a case"
+            f"{within[3]}, top 5 {within[5]}; after the sessions' edits 1st {after[1]}, top 3 "
+            f"{after[3]}; fixed {fixed}; {wall:.0f} s a case"
         )
     return lines
+
+
+def _rank_cell(rank: int | None) -> str:
+    return "-" if rank is None else str(rank)
+
+
+def _within(ranks: list[int | None]) -> dict[int, int]:
+    return {k: sum(r is not None and r <= k for r in ranks) for k in (1, 3, 5)}
 
 
 def _case_table(rows: list[dict[str, Any]]) -> list[str]:

@@ -79,6 +79,7 @@ def _localize_and_repair(
     from selfdebug.server.engine.suspects.localize import localize_failure
     from selfdebug.server.engine.suspects.repair import (
         FAILURE_BUDGET_S,
+        evidence_table,
         failing_tests_for,
         repair_suspects,
         reported,
@@ -130,6 +131,8 @@ def _localize_and_repair(
         elif attempt.result is not None and not attempt.result.success:
             stage = f" ({attempt.stage})" if attempt.stage else ""
             print(f"No fix in {attempt.suspect.target}{stage}.")
+    for line in evidence_table(found, attempts):
+        print(line)
     shown = reported(attempts)
     if shown is None or shown.result is None or shown.request is None:
         print("No suspect could be debugged.")

@@ -166,6 +166,12 @@ def rank_functions(
     return suspects
 
 
+def rank_of(target: str, suspects: Sequence[Suspect]) -> int | None:
+    """The 1-based place of `target` (file::qualname) among `suspects`; None: not there."""
+    targets = [s.target for s in suspects]
+    return targets.index(target) + 1 if target in targets else None
+
+
 def test_body_lines(source: str, line: int) -> list[str]:
     """The lines of the function in `source` (a test file) that holds `line`, from its `def`
     to `line`: what the test did before it failed."""

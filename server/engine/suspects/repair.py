@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from selfdebug.server.engine.request import RequestError
@@ -48,9 +48,13 @@ def failing_tests_for(found: FailureLocalization, suspect: Suspect) -> list[str]
     return list(dict.fromkeys([*found.failing, *suspect.failing_tests]))[:SUSPECT_TESTS]
 
 
-def why_chosen(found: FailureLocalization, number: int) -> str:
+def why_chosen(
+    found: FailureLocalization, number: int, attempts: Sequence[SuspectAttempt] = ()
+) -> str:
     suspect = found.suspects[number - 1]
-    return f"suspect {number} of {len(found.suspects)}: {suspect.describe()}"
+    why = f"suspect {number} of {len(found.suspects)}: {suspect.describe()}"
+    gain = search_evidence(attempts).get(suspect.target, 0)
+    return f"{why}; {_made_pass(gain)} here" if gain else why
 
 
 def repair_suspects(
@@ -89,7 +93,7 @@ def repair_suspects(
                 or sum(a.stage == _MODEL for a in attempts) >= model_tried
             ):
                 continue  # ran whole in the first stage, cannot run, or past the model's few
-            attempt = SuspectAttempt(suspect, why_chosen(found, number))
+            attempt = SuspectAttempt(suspect, why_chosen(found, number, attempts))
             if isinstance(request, str):
                 attempt.error = request
                 attempts.append(attempt)
@@ -125,18 +129,57 @@ def _order(
     suspects: list[Suspect], attempts: list[SuspectAttempt], stage: str
 ) -> list[tuple[int, Suspect]]:
     """The suspects (numbered by rank) in the order a stage tries them: by rank, except that
-    the model goes first to one where the search made some failing tests pass (a partial fix:
-    the tests point at it, as in mutation-based localization)."""
+    the model goes first to those where the search made some failing tests pass."""
     numbered = list(enumerate(suspects, 1))
     if stage != _MODEL:
         return numbered
-    moved = {a.suspect.target for a in attempts if a.result is not None and _progressed(a.result)}
-    return sorted(numbered, key=lambda pair: pair[1].target not in moved)
+    gained = search_evidence(attempts)
+    return sorted(numbered, key=lambda pair: -gained.get(pair[1].target, 0))
 
 
-def _progressed(result: DebugResult) -> bool:
-    after, before = result.chosen_after, result.chosen_before
-    return after is not None and after.passed > before.passed
+def search_evidence(attempts: Sequence[SuspectAttempt]) -> dict[str, int]:
+    """Per suspect (its target), how many more of its failing tests passed with the best edit
+    its session found than without: a small edit that makes a failing test pass points at the
+    fault (mutation-based localization: Metallaxis, MUSE). Suspects without gain are absent."""
+    gained: dict[str, int] = {}
+    for attempt in attempts:
+        result = attempt.result
+        if result is None:
+            continue
+        after, before = result.chosen_after, result.chosen_before
+        if after is not None and before is not None and after.passed > before.passed:
+            target = attempt.suspect.target
+            gained[target] = max(gained.get(target, 0), after.passed - before.passed)
+    return gained
+
+
+def ranked_by_evidence(
+    suspects: Sequence[Suspect], attempts: Sequence[SuspectAttempt]
+) -> list[Suspect]:
+    """The ranking once the edit search has run: the suspects where its edits made the most
+    failing tests pass first, then the rest in the spectrum's order."""
+    gained = search_evidence(attempts)
+    return sorted(suspects, key=lambda s: -gained.get(s.target, 0))
+
+
+def evidence_table(
+    found: FailureLocalization, attempts: Sequence[SuspectAttempt], k: int = 5
+) -> list[str]:
+    """The ranking again once the sessions' edits count, as the CLI prints it; nothing when no
+    edit made a failing test pass."""
+    gained = search_evidence(attempts)
+    if not gained:
+        return []
+    rows = [
+        f"  {i}. {s.target}: "
+        + (_made_pass(gained[s.target]) if s.target in gained else s.describe())
+        for i, s in enumerate(ranked_by_evidence(found.suspects, attempts)[:k], 1)
+    ]  # fmt: skip
+    return ["Suspects once the edits count:", *rows]
+
+
+def _made_pass(gain: int) -> str:
+    return f"an edit made {gain} more failing test{'s' if gain != 1 else ''} pass"
 
 
 def _staged(request: DebugRequest) -> bool:
