@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -275,8 +276,8 @@ def _walk(
     names: list[str], results: dict[str, bool | str], mode: types.Mode = "auto", **options
 ) -> list[SuspectAttempt]:
     """repair_suspects over suspects `names`; `results`: which sessions fix, or "partial" (a
-    missing name: its request cannot be built; "name:search" / "name:model": only that stage's
-    session)."""
+    missing name: its request cannot be built; "name:search" / "name:model" / "name:beside":
+    only that stage's session)."""
     found = FailureLocalization(["t.py::test_x"], suspects=[_suspect(n) for n in names])
 
     def build(suspect: Suspect) -> DebugRequest:
@@ -287,6 +288,8 @@ def _walk(
 
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
         stage = "search" if request.mode == "search" else "model"
+        if request.source_override is not None or request.pinned_files:
+            stage = "beside"  # a search beside another function's partial fix
         name = request.qualname
         fixed = results.get(name, results.get(f"{name}:{stage}", False))
         partial = fixed == "partial"  # one of the two failing tests passes
@@ -359,8 +362,8 @@ def test_an_auto_walk_runs_the_search_on_every_suspect_before_the_model_on_any()
 
 def test_once_the_search_ran_the_suspects_where_an_edit_made_failing_tests_pass_rank_first():
     attempts = _walk(["a", "b", "c"], {"a": False, "b": False, "c:search": "partial"},
-                     model_tried=0)  # fmt: skip
-    suspects = [a.suspect for a in attempts]
+                     model_tried=0, pairs="no")  # fmt: skip
+    suspects = [_suspect(name) for name in "abc"]
     assert [s.qualname for s in ranked_by_evidence(suspects, attempts)] == ["c", "a", "b"]
     found = FailureLocalization(["t.py::test_x"], suspects=suspects)
     table = evidence_table(found, attempts)
@@ -368,7 +371,7 @@ def test_once_the_search_ran_the_suspects_where_an_edit_made_failing_tests_pass_
                          "  1. m.py::c: an edit made 1 more failing test pass"]  # fmt: skip
     assert table[2].startswith("  2. m.py::a: ")
     # nothing gained anywhere: the spectrum's order stands and nothing is printed
-    attempts = _walk(["a", "b"], {"a": False, "b": False}, model_tried=0)
+    attempts = _walk(["a", "b"], {"a": False, "b": False}, model_tried=0, pairs="no")
     assert [s.qualname for s in ranked_by_evidence(suspects[:2], attempts)] == ["a", "b"]
     assert evidence_table(found, attempts) == []
     # the model's session on the moved suspect says why it went first
@@ -377,8 +380,66 @@ def test_once_the_search_ran_the_suspects_where_an_edit_made_failing_tests_pass_
     assert attempts[-1].why.endswith("; an edit made 1 more failing test pass here")
 
 
+def test_a_partial_fix_in_one_function_is_searched_on_beside_the_other_suspects():
+    attempts = _walk(["a", "b", "c"], {"a:search": "partial", "b": False, "c": False})
+    paired = [a for a in attempts if a.base is not None]
+    assert [a.suspect.qualname for a in paired] == ["b", "c"]  # after every first search
+    assert [a.stage for a in attempts[:3]] == ["edit search"] * 3
+    for attempt in paired:
+        request = attempt.request
+        assert request is not None and request.mode == "search"
+        assert request.source_override == "x"  # the same file: a's edited text is searched
+        assert attempt.why.endswith("; beside the edit in `a`")
+    assert attempts[-1].stage == "model"  # then the model, on the partial fix first
+    assert not [a for a in _walk(["a", "b"], {"a:search": "partial", "b": False}, pairs="no")
+                if a.base is not None]  # fmt: skip
+    # a fix found beside the partial one changes both functions
+    attempts = _walk(["a", "b"], {"a:search": "partial", "b:beside": True})
+    shown = reported(attempts)
+    assert shown is not None and shown.base is not None
+    assert shown.functions() == "`a` and `b`"
+    assert shown.fix_files() == {Path("m.py"): "x"}  # one file: its text holds both edits
+
+
 def test_a_suspect_s_session_gets_the_failing_tests_beside_the_given_one_that_run_it():
     found = FailureLocalization(["t.py::test_x[1]"])
     suspect = Suspect("m.py", "f", 1, 0.5, 2, 3, 0, 3,
                       failing_tests=("t.py::test_x[1]", "t.py::test_x[2]"))  # fmt: skip
     assert failing_tests_for(found, suspect) == ["t.py::test_x[1]", "t.py::test_x[2]"]
+
+
+def test_a_fix_of_two_functions_in_two_files_from_a_failing_test(tmp_path):
+    """Each bound is off by one in its own module, and the failing test needs both: the search
+    makes one bound's own test pass (a partial fix, guarded by a test that passes), then
+    searches the other suspects with that edit in place; the CLI writes both files."""
+    root = tmp_path / "bounds_project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "low.py").write_text("def lower_bound(x):\n    return x - 2\n")
+    (root / "pkg" / "high.py").write_text("def upper_bound(x):\n    return x + 2\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_bounds.py").write_text(
+        "from pkg.high import upper_bound\nfrom pkg.low import lower_bound\n\n\n"
+        "def test_bounds():\n    assert (lower_bound(5), upper_bound(5)) == (4, 6)\n\n\n"
+        "def test_lower():\n    assert lower_bound(5) == 4\n\n\n"
+        "def test_upper():\n    assert upper_bound(5) == 6\n\n\n"
+        "def test_ordered():\n    assert lower_bound(1) < upper_bound(1)\n"
+    )
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "selfdebug", "fix", "--test", "tests/test_bounds.py::test_bounds",
+         "--mode", "search", "--write"],
+        cwd=root, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )  # fmt: skip
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    assert re.search(r"Functions: `(lower|upper)_bound` and `(lower|upper)_bound`", out), out
+    assert "beside the edit in `" in out
+    assert (root / "pkg" / "low.py").read_text() == "def lower_bound(x):\n    return x - 1\n"
+    assert (root / "pkg" / "high.py").read_text() == "def upper_bound(x):\n    return x + 1\n"
+    check = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert check.returncode == 0, check.stdout

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from test_lsp_e2e import FIX_REPLY, commands_of, start  # noqa: F401  (the fixture)
+from test_lsp_e2e import FIX_REPLY, apply_lsp_edits, commands_of, start  # noqa: F401  (the fixture)
 
 from selfdebug.server.lsp.code_actions import is_test_function
 from selfdebug.server.lsp.self_debug_failure import pytest_nodeid
@@ -60,3 +60,51 @@ async def test_the_failure_of_a_test_is_debugged_in_the_function_at_fault(start)
     assert calc.read_text(encoding="utf-8") == before and client.edits == []
     (report,) = client.reports
     assert report["summary"].startswith("`mean` was suspect 1 of "), report["summary"]
+
+
+BOUNDS = "def lower_bound(x):\n    return x - 2\n\n\ndef upper_bound(x):\n    return x + 2\n"
+BOUNDS_TESTS = """from bounds import lower_bound, upper_bound
+
+
+def test_bounds():
+    assert (lower_bound(5), upper_bound(5)) == (4, 6)
+
+
+def test_lower():
+    assert lower_bound(5) == 4
+
+
+def test_upper():
+    assert upper_bound(5) == 6
+
+
+def test_ordered():
+    assert lower_bound(1) < upper_bound(1)
+"""
+
+
+async def test_a_fix_of_two_functions_of_one_file_is_proposed_as_one_document_edit(start, tmp_path):  # noqa: F811
+    """Each bound is off by one and the failing test needs both: the search's partial fix in one
+    function, then the other searched beside it; the proposal changes both, in one edit that
+    gives exactly the proposed document (as the editors check before applying)."""
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "bounds.py").write_text(BOUNDS, encoding="utf-8")
+    (project / "tests" / "test_bounds.py").write_text(BOUNDS_TESTS, encoding="utf-8")
+    (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
+    ws = await start(settings={"mode": "search"})
+    test_uri = ws.open("tests/test_bounds.py")
+    argument = {"uri": test_uri, "qualname": "test_bounds", "version": 1}
+
+    result = await asyncio.wait_for(ws.command("selfdebug.proposeFailureFix", argument), 240)
+
+    proposal = result["proposal"]
+    assert proposal is not None, result
+    assert proposal["uri"] == ws.uri("bounds.py")
+    assert proposal["proposed"] == BOUNDS.replace("x - 2", "x - 1").replace("x + 2", "x + 1")
+    (change,) = proposal["edit"]["documentChanges"]
+    assert len(change["edits"]) == 2  # one in each function
+    assert apply_lsp_edits(proposal["original"], change["edits"]) == proposal["proposed"]
+    assert (project / "bounds.py").read_text(encoding="utf-8") == BOUNDS  # nothing written
+    (report,) = ws.client.reports
+    assert report["summary"].startswith("a fix of two functions, `"), report["summary"]

@@ -101,6 +101,15 @@ def solve_from_failure(
             outcome.tests_found = outcome.visible_total = len(request.tests)
             outcome.found_tests = request.tests[:50]
             outcome.repaired = shown.suspect.target
+            also = {
+                path.resolve().relative_to(work.resolve()).as_posix(): text
+                for path, text in shown.fix_files().items()
+                if path != request.file
+            }
             score_result(outcome, result, shown.suspect.file, request.tests, Path(tmp), env,
-                         settings, options)  # fmt: skip
+                         settings, options, also)  # fmt: skip
+            if shown.base is not None and outcome.verdict == "correct":
+                # the reference fix changes the case's one function; this one changes two
+                outcome.verdict = "plausible"
+                outcome.verdict_how = f"changes {shown.functions()}; {outcome.verdict_how}"
     return outcome

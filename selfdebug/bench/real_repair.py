@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,15 +161,18 @@ def score_result(
     env: _Environment,
     settings: Any,
     options: RealRunOptions,
+    also: Mapping[str, str] | None = None,
 ) -> None:
     """A session's proposed file (`path`, relative) written into a fresh clone of `env`'s case
     with the bug, installed, and scored into `outcome` (score_real): nothing when there is
-    none, or the session was cancelled."""
+    none, or the session was cancelled. `also`: more files the fix writes (relative path ->
+    text: a fix of two functions in two files)."""
     if result.fixed_file is None or result.stop_reason == "cancelled":
         return
     case = env.case
     score = clone_case(case, options.repos, tmp / "score" / case.checkout, buggy=True)
-    (score / path).write_text(result.fixed_file, encoding="utf-8")
+    for relative, text in {**(also or {}), path: result.fixed_file}.items():
+        (score / relative).write_text(text, encoding="utf-8")
     env.install(score)
     scores = score_real(case, score, tests, settings, repos=options.repos)
     for key, value in scores.items():

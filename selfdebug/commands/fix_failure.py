@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from selfdebug.commands.fix import (
     EXIT_FAILED,
+    EXIT_FIXED,
     _fail,
     _read,
     _run_with_progress,
@@ -138,6 +139,25 @@ def _localize_and_repair(
         print("No suspect could be debugged.")
         return 1
     request = shown.request
+    base = shown.base
+    if base is not None and base.result is not None and base.request is not None:
+        print(f"Functions: {shown.functions()}: the first edit made some failing tests pass, "
+              f"the second the rest")  # fmt: skip
+        print(f"First: {base.suspect.target} ({base.why})")
+        print(base.result.diff, end="")
     print(f"Function: {shown.suspect.target} ({shown.why})")
     report(shown.result, request, isolation=runner.isolation)
-    return deliver(shown.result, request, originals[request.file], write=args.write)
+    other = {f: text for f, text in shown.fix_files().items() if f != request.file}
+    if args.write and shown.result.success:
+        for file in other:  # the first function's file, when not the second's: as it was read?
+            if _read(file) != originals.get(file):
+                print(f"selfdebug fix: {file} changed during the session; not writing",
+                      file=sys.stderr)  # fmt: skip
+                return 1
+    code = deliver(shown.result, request, originals[request.file], write=args.write)
+    if args.write and code == EXIT_FIXED and shown.result.success:
+        for file, text in other.items():
+            with file.open("w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+            print(f"And written to {file}.")
+    return code

@@ -681,6 +681,12 @@ class Session:
             self.best, self.fixed_at_turn = None, None
 
     def run(self) -> DebugResult:
+        if not self.request.pinned_files:
+            return self._run()
+        with self.runner.pinned(self.request.pinned_files):
+            return self._run()
+
+    def _run(self) -> DebugResult:
         stop: StopReason
         error = ""
         try:

@@ -3,7 +3,7 @@ benchmark hand to `engine.run_session` and get back."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
@@ -48,6 +48,9 @@ class DebugRequest:
     time_budget_s: float | None = None
     test_timeout_s: float = 10.0  # per test
     source_override: str | None = None  # the editor's unsaved buffer text for `file`
+    # Other files' text that every run of the session uses in place of the user's: an edit
+    # already made in another function, under which this one is searched (a two-function fix).
+    pinned_files: Mapping[Path, str] = field(default_factory=dict)
     transcript_path: Path | None = None  # JSON lines; written as the session goes
     no_improvement_limit: int = 3
     # The model calls and the prompts:

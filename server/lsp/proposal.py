@@ -18,6 +18,7 @@ Answer schema (JSON), `proposal` is null when the session found no fix:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,11 +39,18 @@ def fix_evidence(result: DebugResult) -> str:
     return f"passes {result.chosen_after} chosen{wider}{found}{caveat}"
 
 
-def proposed_document(snapshot: FunctionSnapshot, new_function_text: str) -> str:
-    """The whole document as the session saw it, with the function replaced."""
+def proposed_document(
+    snapshot: FunctionSnapshot,
+    new_function_text: str,
+    others: Sequence[tuple[FunctionSnapshot, str]] = (),
+) -> str:
+    """The whole document as the session saw it, with the function replaced (and `others`,
+    more functions of the same document with their new text: a fix of two functions)."""
     data = snapshot.source
-    fixed = data[: snapshot.start_byte] + new_function_text.encode("utf-8")
-    return (fixed + data[snapshot.end_byte :]).decode("utf-8")
+    changes = sorted([(snapshot, new_function_text), *others], key=lambda c: -c[0].start_byte)
+    for changed, text in changes:  # the last first: earlier byte offsets hold
+        data = data[: changed.start_byte] + text.encode("utf-8") + data[changed.end_byte :]
+    return data.decode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -82,6 +90,7 @@ def build_proposal(
     edit: WorkspaceEdit,
     new_function_text: str,
     stale_reason: str | None,
+    others: Sequence[tuple[FunctionSnapshot, str]] = (),
 ) -> FixProposal:
     lines = snapshot.function_text.rstrip(b"\n").count(b"\n") + 1  # the def to its last line
     return FixProposal(
@@ -92,7 +101,7 @@ def build_proposal(
         explanation=result.explanation.strip(),
         edit=edit,
         original=snapshot.source.decode("utf-8"),
-        proposed=proposed_document(snapshot, new_function_text),
+        proposed=proposed_document(snapshot, new_function_text, others),
         function_lines=(snapshot.start_line, snapshot.start_line + lines),
         stale_reason=stale_reason,
         warnings=list(result.warnings),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -227,9 +227,11 @@ async def conclude(
     result: DebugResult,
     *,
     why: str = "",
+    others: Sequence[FunctionSnapshot] = (),
 ) -> dict[str, Any]:
     """The fix to the editor (applied after confirmation, or proposed for review) and the
-    session report; `why`: why this function was chosen, said first in the report."""
+    session report; `why`: why this function was chosen, said first in the report; `others`:
+    the other functions of the same document that a fix of two functions changes."""
     snapshot = run.snapshot
     session_report = report.from_result(snapshot.uri, snapshot.qualname, result)
     session_report.isolation, session_report.isolation_warning = isolation.label, isolation.warning
@@ -237,10 +239,10 @@ async def conclude(
         session_report.summary = f"{why}. {session_report.summary}"
     proposed: proposal.FixProposal | None = None
     if result.success and propose:
-        proposed = propose_fix(ls, snapshot, result)
+        proposed = propose_fix(ls, snapshot, result, others)
         session_report.note = proposed.stale_reason or "proposed for review in the editor"
     elif result.success:
-        session_report.applied, note = await deliver_fix(ls, snapshot, result)
+        session_report.applied, note = await deliver_fix(ls, snapshot, result, others)
         session_report.note = note or session_report.note
     report.write_markdown(session_report, run.folder)
     answer = send_report(ls, session_report, settings.show_report)

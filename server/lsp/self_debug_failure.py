@@ -147,15 +147,21 @@ async def _debug_failure(
         run_one,
         budget_s=settings.failure_budget_seconds,
         on_start=on_start,
+        pairs="same file",  # a proposal is reviewed as one document
     )
     shown = reported(attempts)
     if shown is None or shown.result is None:
         why = "no suspect could be debugged: " + "; ".join(a.error for a in attempts if a.error)
         return send_report(ls, plain_report(test, "error", why), None)
     job.end(shown.result.summary())
+    why = f"`{shown.suspect.qualname}` was {shown.why}"
+    base = shown.base  # a fix of two functions: the other one, in the same file
+    if base is not None:
+        why = f"a fix of two functions, {shown.functions()}: {why}"
+    others = [runs[base.suspect.target].snapshot] if base is not None else []
     answer = await conclude(
         ls, settings, isolation, propose, runs[shown.suspect.target], shown.result,
-        why=f"`{shown.suspect.qualname}` was {shown.why}",
+        why=why, others=others,
     )  # fmt: skip
     answer["suspects"] = [_suspect_json(s) for s in found.suspects[:SUSPECTS_SHOWN]]
     return answer

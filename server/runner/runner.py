@@ -10,6 +10,7 @@ across processes, in assembly.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,10 +151,27 @@ class ProjectRunner:
             own_environment=choice.ours,
         )
         self._lock = threading.Lock()
+        self._pinned: dict[Path, str] = {}  # see `pinned`
         # Temp files go away with the runner even when close() is forgotten.
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._base, ignore_errors=True)
 
     # -- public API -----------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def pinned(self, files: Mapping[Path, str]) -> Iterator[None]:
+        """Every run in the block sees `files` (user path -> text) in place of the user's: an
+        edit already made in another function, under which the next session searches (a fix
+        of two functions). A run's own overrides win for the same file."""
+        before = self._pinned
+        self._pinned = {**before, **{Path(path).resolve(): text for path, text in files.items()}}
+        try:
+            yield
+        finally:
+            self._pinned = before
+
+    def _with_pinned(self, overrides: Mapping[Path, str] | None) -> dict[Path, str]:
+        mine = {Path(path).resolve(): text for path, text in (overrides or {}).items()}
+        return {**self._pinned, **mine}
+
     def interpreter_info(self) -> InterpreterInfo:
         """Whether the chosen interpreter runs and has pytest (probed inside the sandbox); its
         folders become readable for the tests (the fallback's Landlock rules)."""
@@ -227,7 +245,7 @@ class ProjectRunner:
             )
         with self._lock:
             self.shadow.sync()
-            with self.shadow.overridden(overrides) as written:
+            with self.shadow.overridden(self._with_pinned(overrides)) as written:
                 result = self._run_with_restarts(
                     list(nodeids),
                     ResultAssembler(self.shadow, self.settings, line_maps_of(written)),
@@ -264,7 +282,7 @@ class ProjectRunner:
         deadline = time.monotonic() + timeout_s if timeout_s else None
         with self._lock:
             self.shadow.sync()
-            with self.shadow.overridden(overrides):
+            with self.shadow.overridden(self._with_pinned(overrides)):
                 run = self._pytest(
                     ["--collect-only", *paths], False, cancel, deadline, timeout_plugin=False
                 )
@@ -303,7 +321,8 @@ class ProjectRunner:
         with self._lock:
             self.shadow.sync()
             shutil.copyfile(plugin, self.supervisor.tools / plugin.name)
-            with self.shadow.overridden(overrides), self.supervisor.run_folder() as folder:
+            written = self.shadow.overridden(self._with_pinned(overrides))
+            with written, self.supervisor.run_folder() as folder:
                 job_file = folder.path / "job.json"
                 job_file.write_text(job, encoding="utf-8")
                 options = ["-p", plugin.stem, f"--selfdebug-job={job_file}", "--capture=sys"]

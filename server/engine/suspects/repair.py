@@ -13,6 +13,8 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
 
 from selfdebug.server.engine.request import RequestError
 from selfdebug.server.engine.suspects.localize import FailureLocalization
@@ -34,8 +36,29 @@ class SuspectAttempt:
     request: DebugRequest | None = None  # the session's, once built
     result: DebugResult | None = None
     error: str = ""  # why no session ran on it (its request could not be built)
-    stage: str = ""  # an `auto` walk's "edit search" or "model" session; "": the whole mode
+    stage: str = ""  # the walk's stage ("edit search", "model", ...); "": the whole mode
+    # A fix of two functions: the earlier attempt whose partial edit (some failing tests
+    # passed) this session searched beside; its edit is part of this fix.
+    base: SuspectAttempt | None = None
 
+    def fix_files(self) -> dict[Path, str]:
+        """The files the fix writes (path -> new text): this function's, and for a fix of two
+        functions in two files the first one's as well (in one file, this text holds both)."""
+        files: dict[Path, str] = {}
+        for attempt in (self.base, self):
+            if attempt and attempt.request and attempt.result and attempt.result.fixed_file:
+                files[attempt.request.file] = attempt.result.fixed_file
+        return files
+
+    def functions(self) -> str:
+        """ "`b`", or "`a` and `b`" for a fix of two functions."""
+        names = [a.suspect.qualname for a in (self.base, self) if a is not None]
+        return " and ".join(f"`{name}`" for name in names)
+
+
+# Which second functions a fix of two may take: a front end that delivers one document's edits
+# only (the editors' review of a proposal) asks for "same file".
+Pairs = Literal["no", "same file", "any file"]
 
 SUSPECT_TESTS = 20  # failing tests a suspect's session is given at most
 
@@ -67,19 +90,25 @@ def repair_suspects(
     budget_s: float | None = FAILURE_BUDGET_S,
     on_start: Callable[[SuspectAttempt], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    pairs: Pairs = "any file",
 ) -> list[SuspectAttempt]:
     """The sessions on `found`'s top suspects, best first, until one fixes the failure, one is
     cancelled, or the budget is spent; each session gets what is left of it as its own time
     budget. An `auto` walk goes cheapest first: the edit search (no model, seconds) on every
     suspect, then the model's steps on the first `model_tried`, best first; so the second
     suspect's one-token fix is not kept waiting behind minutes of model calls on the first (and
-    the model goes first where the search made some failing tests pass). `build` raises
+    the model goes first where the search made some failing tests pass). When the search made
+    some failing tests pass in one function and fixed none, it searches the other suspects with
+    that partial edit in place (those `pairs` allows): a fix may need two functions. `build` raises
     RequestError when a suspect cannot be debugged (the next one is tried); `run` runs a
     suspect's request. The last attempt with a result is the one to report."""
     started = clock()
     attempts: list[SuspectAttempt] = []
     built: dict[int, DebugRequest | str] = {}  # suspect number -> its request, or why none
-    for stage in (_SEARCH, _MODEL):
+    for stage in (_SEARCH, _PAIR, _MODEL):
+        base = _pair_base(attempts) if stage == _PAIR and pairs != "no" else None
+        if stage == _PAIR and base is None:
+            continue
         for number, suspect in _order(found.suspects[:tried], attempts, stage):
             if number not in built:
                 try:
@@ -87,13 +116,21 @@ def repair_suspects(
                 except RequestError as error:
                     built[number] = str(error)
             request = built[number]
+            if stage == _PAIR and (
+                isinstance(request, str)
+                or not _searches(request)
+                or base is None
+                or suspect.target == base.suspect.target
+                or (pairs == "same file" and suspect.file != base.suspect.file)
+            ):
+                continue  # cannot run, no search in its mode, the partial fix's own, elsewhere
             if stage == _MODEL and (
                 isinstance(request, str)
                 or not _staged(request)
                 or sum(a.stage == _MODEL for a in attempts) >= model_tried
             ):
                 continue  # ran whole in the first stage, cannot run, or past the model's few
-            attempt = SuspectAttempt(suspect, why_chosen(found, number, attempts))
+            attempt = SuspectAttempt(suspect, why_chosen(found, number, attempts), base=base)
             if isinstance(request, str):
                 attempt.error = request
                 attempts.append(attempt)
@@ -102,7 +139,11 @@ def repair_suspects(
             if left is not None and left <= 0:
                 return attempts
             attempts.append(attempt)
-            if _staged(request):
+            if base is not None:
+                attempt.stage = stage
+                attempt.why += f"; beside the edit in `{base.suspect.qualname}`"
+                request = _beside(request, base)
+            elif _staged(request):
                 attempt.stage = stage
                 request = (
                     dataclasses.replace(request, mode="search")
@@ -122,7 +163,49 @@ def repair_suspects(
     return attempts
 
 
-_SEARCH, _MODEL = "edit search", "model"
+_SEARCH, _PAIR, _MODEL = "edit search", "edit search beside a partial fix", "model"
+
+
+def _searches(request: DebugRequest) -> bool:
+    return request.mode == "search" or _staged(request)
+
+
+def _pair_base(attempts: Sequence[SuspectAttempt]) -> SuspectAttempt | None:
+    """The search's partial fix to build on: the edit that made the most failing tests pass
+    without breaking a wider test that passed before; None when no search made any pass."""
+    gained = search_evidence(attempts)
+    bases = [
+        a
+        for a in attempts
+        if a.stage in (_SEARCH, "")
+        and a.request is not None
+        and _searches(a.request)
+        and a.result is not None
+        and a.result.fixed_file is not None
+        and not a.result.success
+        and gained.get(a.suspect.target, 0) > 0
+        and not _breaks_wider(a.result)
+    ]
+    return max(bases, key=lambda a: gained[a.suspect.target], default=None)
+
+
+def _breaks_wider(result: DebugResult) -> bool:
+    before, after = result.wider_before, result.wider_after
+    return before is not None and after is not None and after.passed < before.passed
+
+
+def _beside(request: DebugRequest, base: SuspectAttempt) -> DebugRequest:
+    """`request` as an edit search under `base`'s partial edit, judged by both sessions' tests:
+    in the same file its text is where this session edits; in another, every run sees it."""
+    assert base.request is not None and base.result is not None
+    edited = base.result.fixed_file
+    assert edited is not None
+    tests = list(dict.fromkeys([*base.request.tests, *request.tests]))
+    searched = dataclasses.replace(request, mode="search", tests=tests)
+    if base.request.file == request.file:
+        return dataclasses.replace(searched, source_override=edited)
+    pinned = {**request.pinned_files, base.request.file: edited}
+    return dataclasses.replace(searched, pinned_files=pinned)
 
 
 def _order(
@@ -131,7 +214,7 @@ def _order(
     """The suspects (numbered by rank) in the order a stage tries them: by rank, except that
     the model goes first to those where the search made some failing tests pass."""
     numbered = list(enumerate(suspects, 1))
-    if stage != _MODEL:
+    if stage == _SEARCH:
         return numbered
     gained = search_evidence(attempts)
     return sorted(numbered, key=lambda pair: -gained.get(pair[1].target, 0))
@@ -140,11 +223,12 @@ def _order(
 def search_evidence(attempts: Sequence[SuspectAttempt]) -> dict[str, int]:
     """Per suspect (its target), how many more of its failing tests passed with the best edit
     its session found than without: a small edit that makes a failing test pass points at the
-    fault (mutation-based localization: Metallaxis, MUSE). Suspects without gain are absent."""
+    fault (mutation-based localization: Metallaxis, MUSE). Suspects without gain are absent;
+    a search beside another function's edit is not counted (its gain is the pair's)."""
     gained: dict[str, int] = {}
     for attempt in attempts:
         result = attempt.result
-        if result is None:
+        if result is None or attempt.base is not None:
             continue
         after, before = result.chosen_after, result.chosen_before
         if after is not None and before is not None and after.passed > before.passed:
