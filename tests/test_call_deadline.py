@@ -13,7 +13,13 @@ from helpers.sumproj import ONE, THREE, copy_project, make_request
 from selfdebug.server.backends.base import Completion
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import run_session
-from selfdebug.server.engine.call_deadline import MARGIN, SLACK_S, Speed, SpeedMeter, call_deadline
+from selfdebug.server.engine.model_calls.call_deadline import (
+    MARGIN,
+    SLACK_S,
+    Speed,
+    SpeedMeter,
+    call_deadline,
+)
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
 WRONG = (  # long enough (in words, the scripted backend's tokens) to time its generation

@@ -12,9 +12,9 @@ from test_engine_prompts import sample_vars
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import run_session
-from selfdebug.server.engine.answer_form import choose_answer_form
-from selfdebug.server.engine.candidate import check_candidate
-from selfdebug.server.engine.prompting import PromptLibrary
+from selfdebug.server.engine.answers.answer_form import choose_answer_form
+from selfdebug.server.engine.answers.candidate import check_candidate
+from selfdebug.server.engine.model_calls.prompting import PromptLibrary
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.runner import ProjectRunner, RunnerSettings

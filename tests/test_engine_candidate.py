@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from selfdebug.server.engine.candidate import (
+from selfdebug.server.engine.answers.candidate import (
     check_candidate,
     extract_code,
     extract_explanation,
     same_code,
 )
+from selfdebug.server.engine.answers.vote import Scored, choose
 from selfdebug.server.engine.diffing import unified_diff
 from selfdebug.server.engine.feedback import describe_failure, format_log, source_of_test
 from selfdebug.server.engine.target import TargetNotFound, locate
-from selfdebug.server.engine.vote import Scored, choose
 from selfdebug.server.runner import results
 
 FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "sumproj"

@@ -1,11 +1,11 @@
 """Answers that edit the function (SEARCH/REPLACE blocks, diff hunks) instead of repeating it
-(engine/edit_blocks.py, issue 36 item 5): applied to the function, and taken by the candidate
+(engine/answers/edit_blocks.py, issue 36 item 5): applied to the function, and taken by the candidate
 check like a whole-function answer."""
 
 from __future__ import annotations
 
-from selfdebug.server.engine.candidate import check_candidate
-from selfdebug.server.engine.edit_blocks import apply_edit_answer
+from selfdebug.server.engine.answers.candidate import check_candidate
+from selfdebug.server.engine.answers.edit_blocks import apply_edit_answer
 from selfdebug.server.engine.target import locate
 
 SOURCE = '''class Range:

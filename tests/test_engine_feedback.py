@@ -12,9 +12,9 @@ from helpers.sumproj import prompt_text
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
-from selfdebug.server.engine.context_fit import fit_prompt
 from selfdebug.server.engine.feedback import clip_middle, describe_failure, describe_failures
-from selfdebug.server.engine.prompting import PromptLibrary, PromptVars
+from selfdebug.server.engine.model_calls.context_fit import fit_prompt
+from selfdebug.server.engine.model_calls.prompting import PromptLibrary, PromptVars
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.runner import ProjectRunner, RunnerSettings

@@ -8,7 +8,7 @@ import jinja2
 import pytest
 
 from selfdebug.server.engine.history import Attempt
-from selfdebug.server.engine.prompting import (
+from selfdebug.server.engine.model_calls.prompting import (
     COMPLETION_STOP,
     PROMPTS_DIR_ENV,
     STEPS,

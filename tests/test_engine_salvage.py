@@ -14,7 +14,7 @@ from helpers.sumproj import FIXTURE, copy_project, make_request, prompt_text
 from selfdebug.instrument import validate_model_prints
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import run_session
-from selfdebug.server.engine.candidate import check_candidate
+from selfdebug.server.engine.answers.candidate import check_candidate
 from selfdebug.server.engine.modes import STEP_MAX_TOKENS
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript

@@ -25,7 +25,7 @@ from selfdebug.server.backends.base import (
 )
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
-from selfdebug.server.engine.failed_calls import DEADLINE_SETTING, STALL_SETTING
+from selfdebug.server.engine.model_calls.failed_calls import DEADLINE_SETTING, STALL_SETTING
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.lsp import report
 from selfdebug.server.runner import ProjectRunner, RunnerSettings

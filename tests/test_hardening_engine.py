@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from selfdebug.server.engine import redact
-from selfdebug.server.engine.candidate import check_candidate
-from selfdebug.server.engine.prompting import PromptLibrary
+from selfdebug.server.engine.answers.candidate import check_candidate
+from selfdebug.server.engine.model_calls.prompting import PromptLibrary
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import Transcript
 
@@ -125,6 +125,6 @@ def test_prompts_and_transcripts_carry_no_secret(
 
 
 def _variables(failure: str):
-    from selfdebug.server.engine.prompting import PromptVars
+    from selfdebug.server.engine.model_calls.prompting import PromptVars
 
     return PromptVars(name="mean", qualname="mean", file="calc.py", code=FIX, failures=failure)

@@ -18,7 +18,7 @@ from selfdebug.server.backends.base import CompletionRequest, InfillUnsupported
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import DebugRequest, run_session
-from selfdebug.server.engine.candidate import program_key
+from selfdebug.server.engine.answers.candidate import program_key
 from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_from
 from selfdebug.server.engine.model_edits.holes import Hole, holes_at
 from selfdebug.server.engine.model_edits.samples import cut, edits_from, stop_strings

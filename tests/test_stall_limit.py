@@ -20,7 +20,7 @@ from helpers.sumproj import GOOD, THREE, copy_project, make_request
 from selfdebug.server.backends.scripted import Play, ScriptedBackend
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import run_session
-from selfdebug.server.engine.failed_calls import STALL_SETTING
+from selfdebug.server.engine.model_calls.failed_calls import STALL_SETTING
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.engine.types import Progress
 from selfdebug.server.lsp.progress import progress_message

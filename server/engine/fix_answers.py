@@ -13,12 +13,12 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from selfdebug.server.engine.candidate import Candidate, check_candidate, same_code
+from selfdebug.server.engine.answers.candidate import Candidate, check_candidate, same_code
 from selfdebug.server.engine.modes import RETRY_MAX_TOKENS, STEP_MAX_TOKENS
 
 if TYPE_CHECKING:
     from selfdebug.server.backends.base import Completion
-    from selfdebug.server.engine.prompting import PromptVars, RenderedPrompt
+    from selfdebug.server.engine.model_calls.prompting import PromptVars, RenderedPrompt
     from selfdebug.server.engine.session import Session
 
 UNCHANGED = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
-from selfdebug.server.engine.candidate import program_key
+from selfdebug.server.engine.answers.candidate import program_key
 
 SHOWN_ATTEMPTS = 2  # the prompt shows this many of the latest attempts
 DIFF_CHARS = 1500

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from selfdebug.server.engine import feedback
-from selfdebug.server.engine.candidate import count_print_calls, extract_code
+from selfdebug.server.engine.answers.candidate import count_print_calls, extract_code
 from selfdebug.server.engine.types import MODES, DebugRequest, Mode
 
 if TYPE_CHECKING:
     from selfdebug.server.backends.base import Completion
-    from selfdebug.server.engine.prompting import PromptVars, RenderedPrompt
+    from selfdebug.server.engine.model_calls.prompting import PromptVars, RenderedPrompt
     from selfdebug.server.engine.target import TargetFunction
     from selfdebug.server.runner.results import RunResult
 

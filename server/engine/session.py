@@ -21,12 +21,19 @@ from typing import TYPE_CHECKING, Any
 from selfdebug.server.backends.base import Backend, BackendCancelled, BackendError, Completion
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback, fix_answers
-from selfdebug.server.engine.answer_form import AnswerForm, choose_answer_form
-from selfdebug.server.engine.candidate import Candidate, program_key
-from selfdebug.server.engine.failed_calls import CallFailed, session_stop
+from selfdebug.server.engine.answers.answer_form import AnswerForm, choose_answer_form
+from selfdebug.server.engine.answers.candidate import Candidate, program_key
+from selfdebug.server.engine.answers.vote import Scored, rank
 from selfdebug.server.engine.fix_check import check_fixes
 from selfdebug.server.engine.history import AttemptLog
-from selfdebug.server.engine.model_call import ModelCaller
+from selfdebug.server.engine.model_calls.failed_calls import CallFailed, session_stop
+from selfdebug.server.engine.model_calls.model_call import ModelCaller
+from selfdebug.server.engine.model_calls.prompting import (
+    PromptLibrary,
+    PromptVars,
+    RenderedPrompt,
+    ShownTest,
+)
 from selfdebug.server.engine.model_edits import step as model_edits
 from selfdebug.server.engine.model_edits.preference import model_preference
 from selfdebug.server.engine.modes import (
@@ -44,7 +51,6 @@ from selfdebug.server.engine.overfitting import (
     expected_values,
     passing_test_sources,
 )
-from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt, ShownTest
 from selfdebug.server.engine.recorder import Recorder
 from selfdebug.server.engine.search import host as search_host
 from selfdebug.server.engine.search.edit_search import Preference, SearchContext
@@ -64,7 +70,6 @@ from selfdebug.server.engine.types import (
     ProgressCallback,
     StopReason,
 )
-from selfdebug.server.engine.vote import Scored, rank
 from selfdebug.server.runner.results import RunResult, TestResult, nodeid_covers
 
 if TYPE_CHECKING:

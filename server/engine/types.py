@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 if TYPE_CHECKING:
     from selfdebug.server.runner.results import RunResult
 
-from selfdebug.server.engine.failed_calls import FailedCall
+from selfdebug.server.engine.model_calls.failed_calls import FailedCall
 from selfdebug.server.engine.search.localize import SuspiciousLine
 
 # The feedback modes, named once; what each one does is in modes.py (`STRATEGIES`), and everything

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from selfdebug.server.backends.base import Backend, Usage
-from selfdebug.server.engine.candidate import program_key
+from selfdebug.server.engine.answers.candidate import program_key
 from selfdebug.server.engine.model_edits.fim_prompt import evidence_from
 from selfdebug.server.engine.model_edits.holes import holes_at
 from selfdebug.server.engine.model_edits.samples import edits_from

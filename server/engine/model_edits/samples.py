@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from selfdebug.server.engine.candidate import program_key
+from selfdebug.server.engine.answers.candidate import program_key
 from selfdebug.server.engine.model_edits.holes import Hole
 from selfdebug.server.engine.search.edits import Edit, degenerate_count
 from selfdebug.server.engine.target import TargetFunction

@@ -25,7 +25,7 @@ from selfdebug.server.backends.base import (
     Usage,
 )
 from selfdebug.server.cancel import Cancelled
-from selfdebug.server.engine.candidate import program_key
+from selfdebug.server.engine.answers.candidate import program_key
 from selfdebug.server.engine.model_edits import chat_holes
 from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_from
 from selfdebug.server.engine.model_edits.holes import Hole, holes_at

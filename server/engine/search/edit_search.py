@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from selfdebug.server.cancel import Cancelled, CancelToken
-from selfdebug.server.engine.candidate import Candidate, program_key
+from selfdebug.server.engine.answers.candidate import Candidate, program_key
 from selfdebug.server.engine.overfitting import NO_EXPECTED_VALUES, ExpectedValues
 from selfdebug.server.engine.search.crosscheck import (
     CrossCheck,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.engine.candidate import Candidate
+from selfdebug.server.engine.answers.candidate import Candidate
 from selfdebug.server.engine.overfitting import ExpectedValues
 from selfdebug.server.engine.search import edit_search as search
 from selfdebug.server.engine.target import TargetFunction, locate

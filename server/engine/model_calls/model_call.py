@@ -16,17 +16,22 @@ from typing import Any, Protocol
 
 from selfdebug.server.backends.base import Backend, BackendError, CallProgress, Completion, Usage
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.engine.call_deadline import SpeedMeter, call_deadline
-from selfdebug.server.engine.context_fit import (
+from selfdebug.server.engine.model_calls.call_deadline import SpeedMeter, call_deadline
+from selfdebug.server.engine.model_calls.context_fit import (
     context_window,
     estimate_tokens,
     fit_variables,
     prompt_text,
     token_counter,
 )
-from selfdebug.server.engine.failed_calls import CallFailed, FailedCall, ends_session, kind_of
+from selfdebug.server.engine.model_calls.failed_calls import (
+    CallFailed,
+    FailedCall,
+    ends_session,
+    kind_of,
+)
+from selfdebug.server.engine.model_calls.prompting import PromptLibrary, PromptVars, RenderedPrompt
 from selfdebug.server.engine.modes import STEP_MAX_TOKENS
-from selfdebug.server.engine.prompting import PromptLibrary, PromptVars, RenderedPrompt
 from selfdebug.server.engine.types import DebugRequest
 
 REPEAT_TEMPERATURE = 0.7  # a repeated prompt or program is sampled, never asked greedily again

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from selfdebug.server.engine.context_fit import estimate_tokens
+from selfdebug.server.engine.model_calls.context_fit import estimate_tokens
 
 # The share of the answer budget a function may take before it is asked for as edits: the
 # answer also holds the "Bug:" line (and, in the reasoning steps, the reasoning).

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from selfdebug.server.engine.feedback import clip_middle
-from selfdebug.server.engine.prompting import PromptVars, RenderedPrompt, ShownTest
+from selfdebug.server.engine.model_calls.prompting import PromptVars, RenderedPrompt, ShownTest
 
 CHARS_PER_TOKEN = 4  # estimate when the backend cannot count
 MARGIN_TOKENS = 64  # chat template tokens and counting slack
