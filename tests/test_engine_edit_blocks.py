@@ -1,6 +1,6 @@
 """Answers that edit the function (SEARCH/REPLACE blocks, diff hunks) instead of repeating it
-(engine/answers/edit_blocks.py, issue 36 item 5): applied to the function, and taken by the candidate
-check like a whole-function answer."""
+(engine/answers/edit_blocks.py, issue 36 item 5): applied to the function, and taken by the
+candidate check like a whole-function answer."""
 
 from __future__ import annotations
 

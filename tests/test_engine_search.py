@@ -500,3 +500,44 @@ def test_of_edits_that_make_one_program_the_plain_spelling_is_proposed():
     survivors = [Survivor(e, 1, 1, 0, 0, False) for e in (times, other, dropped)]
     ordered = [s.edit for s in simplest_first(survivors)]
     assert ordered == [dropped, times, other]  # `f(s[1:])` before `1 * f(s[1:])`
+
+
+SLOW_REPORTS = """import time
+
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    yield
+    if call.when == "call" and call.excinfo is not None and call.duration > 0.01:
+        time.sleep(1.5)  # a plugin's slow report of a slow failure (hypothesis's, say)
+"""
+
+
+def test_a_hung_candidate_stops_in_its_test_and_every_other_candidate_is_judged(project):
+    """The per-candidate alarm fires in the candidate's own test only: a second clock left
+    armed fired in a plugin's report hook wrapper, which under the project's `filterwarnings =
+    error` ended pytest with an INTERNALERROR, and the batch's other candidates were never
+    judged (seen on packaging: its fix was among them). A process that ends in the middle of a
+    batch for any reason goes on in a new one."""
+    (project / "conftest.py").write_text(SLOW_REPORTS, encoding="utf-8")
+    (project / "pytest.ini").write_text("[pytest]\nfilterwarnings =\n    error\n")
+    source = (project / "clamp.py").read_text()
+    target = locate(source, "clamp_count")
+    edits = generate_edits(target.code, target.start_line + 1, {BUG_LINE: 0}, limit=20)
+    fix = next(i for i, e in enumerate(edits) if (e.before, e.after) == ("<", "<="))
+    hang = target.code.replace("kept += 1", "while True:\n                pass")
+    # and a candidate that ends the process itself: marked, and the others judged in a new one
+    leave = target.code.replace("kept += 1", "__import__('os')._exit(0)")
+    codes = [CandidateCode(999, hang, target.start_line + 1)]
+    codes += [CandidateCode(998, leave, target.start_line + 1)]
+    codes += [CandidateCode(i, e.code, target.start_line + 1) for i, e in enumerate(edits)]
+    with ProjectRunner(project, RunnerSettings(test_timeout_s=10)) as runner:
+        searcher = SearchRunner(runner, project / "clamp.py", "clamp_count", source)
+        judged = searcher.judge(codes, FAILING, PASSING, per_candidate={"max_timeout_s": 1.0})
+    assert judged.error == ""
+    assert judged.verdicts[999].timed_out
+    assert judged.verdicts[998].problem.startswith("ended the test process")
+    assert len(judged.verdicts) == len(codes)
+    assert set(judged.verdicts[fix].outcomes.values()) == {"passed"}

@@ -299,7 +299,9 @@ def _coverage(items, codes, measure, test_timeout_s):
         signal.setitimer(signal.ITIMER_REAL, test_timeout_s)  # a hung test: its lines so far
         try:
             outcome = _run_items([item], False, "search:coverage")[item.nodeid]
-        except _CandidateTimeout:
+        except BaseException as error:
+            if not _our_alarm(error):
+                raise
             outcome = "timeout"
             _teardown_all(item)
         finally:
@@ -325,7 +327,20 @@ def _timed_plain(item):
 
 def _on_alarm(signum, frame):
     _alarm["fired"] = True
+    # the other clock too: armed, it would fire later in pytest's own code (a report hook, a
+    # fixture's teardown) instead of in the candidate's test
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.setitimer(signal.ITIMER_VIRTUAL, 0)
     raise _CandidateTimeout()
+
+
+def _our_alarm(error):
+    """Whether `error` is our timeout: raised as itself, or as what a plugin's hook wrapper made
+    of it (pluggy reports an exception in an old-style wrapper's teardown as a warning, which a
+    project's `filterwarnings = error` raises: hypothesis's makereport wrapper did)."""
+    return isinstance(error, _CandidateTimeout) or (
+        _alarm["fired"] and isinstance(error, Exception)
+    )
 
 
 def _judge(function, code, chosen, wider, limits, label, failing=(), rest=()):
@@ -355,7 +370,9 @@ def _judge(function, code, chosen, wider, limits, label, failing=(), rest=()):
             kept = all(o == "passed" for o in outcomes.values())
         if kept and wider and not _alarm["fired"]:
             outcomes.update(_run_items(wider, False, label))
-    except _CandidateTimeout:  # fired outside a test's own phases: reset pytest's fixtures
+    except BaseException as error:  # fired outside a test's own phases: reset pytest's fixtures
+        if not _our_alarm(error):
+            raise
         timed_out = True
         if chosen:
             _teardown_all(chosen[0])
@@ -448,6 +465,7 @@ def _search_loop(session, job):
         _emit({"event": "result", "nodeid": nodeid, "outcome": "passed"})
         if job.get("stop_after") and full_passes >= job["stop_after"]:
             break
+    _emit({"event": "search_done"})  # the batch ended as planned, not with the process
 
 
 def _crosscheck(function, items, job):
@@ -500,8 +518,9 @@ def _with_alarm(seconds, run):
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         run()
-    except _CandidateTimeout:
-        pass
+    except BaseException as error:
+        if not _our_alarm(error):
+            raise
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)

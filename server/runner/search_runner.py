@@ -274,6 +274,21 @@ class SearchRunner:
             elif run.kill_reason or not any(e.get("event") == "search_ready" for e in run.events):
                 result.error = _failure(run)
                 break
+            elif not any(e.get("event") == "search_done" for e in run.events):
+                # the process ended in the middle of the batch (pytest's INTERNALERROR): the
+                # candidate it was judging is marked, the others are judged in a new process
+                cut = _in_flight(run, result.verdicts)
+                if cut is None:
+                    result.error = _failure(run)
+                    break
+                why = f"ended the test process: {_failure(run)[-300:]}"
+                result.verdicts[cut] = Verdict(cut, {}, problem=why)
+                restarts += 1
+                todo = [c for c in todo if c.id not in result.verdicts]
+                if restarts > MAX_RESTARTS:
+                    result.error = "too many candidates ended the test process"
+                    break
+                continue
             done = set(result.verdicts)
             if not run.kill_reason:  # finished (or stopped after enough full passes)
                 break
@@ -283,6 +298,20 @@ class SearchRunner:
                 break
         result.seconds = time.monotonic() - started
         return result
+
+
+def _in_flight(run: PluginRun, verdicts: Mapping[int, Verdict]) -> int | None:
+    """The candidate a process was judging when it ended: the last one it started without a
+    verdict; None when it started none."""
+    started = [
+        int(parts[1])
+        for e in run.events
+        if e.get("event") == "start"
+        and len(parts := str(e.get("nodeid", "")).split(":")) == 2
+        and parts[0] == "search"
+        and parts[1].isdigit()
+    ]
+    return next((i for i in reversed(started) if i not in verdicts), None)
 
 
 def _failure(run: PluginRun) -> str:
