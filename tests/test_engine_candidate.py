@@ -81,6 +81,24 @@ def test_the_lines_a_fix_keeps_are_written_back_byte_for_byte():
     assert target.replace_in(source, rewritten) == new_source
 
 
+def test_a_method_whose_docstring_wraps_to_column_0_is_found_and_written_back():
+    """A docstring line left of the method's indentation kept textwrap.dedent from taking
+    anything off, and the method did not parse (python-semver's `VersionInfo.parse`)."""
+    source = (
+        "class Version:\n    @staticmethod\n    def parse(text):\n        \"\"\"Parse.\n\n"
+        "        >>> Version.parse('1.2.3-pre.2+build.4') == Version(1, 2, 3,\n"
+        "prerelease='pre.2', build='build.4')\n        \"\"\"\n        return text.split('.')\n"
+    )  # fmt: skip
+    target = locate(source, "Version.parse")
+    assert target.code.startswith("@staticmethod\ndef parse(text):\n")
+    ast.parse(target.code)
+    assert "\nprerelease='pre.2', build='build.4')\n" in target.code  # the string as it is
+    fixed = target.code.replace("split('.')", "split('-')")
+    new_source = target.replace_in(source, fixed)
+    assert new_source == source.replace("split('.')", "split('-')")
+    assert target.replace_in(source, target.code) == source
+
+
 def test_method_candidate_is_reindented_with_or_without_its_class():
     target = locate(SOURCE, "Counter.add_all")
     method = (

@@ -134,7 +134,7 @@ def locate(source: str, qualname: str) -> TargetFunction:
     lines = source.splitlines(keepends=True)
     def_text = lines[first]
     indent = def_text[: len(def_text) - len(def_text.lstrip())]
-    code = textwrap.dedent("".join(lines[first:end]))
+    code = _unindented(lines[first:end], indent)
     if not code.endswith("\n"):
         code += "\n"
     body_line = node.body[0].lineno  # 1-based; a docstring or statement after the header
@@ -152,6 +152,21 @@ def locate(source: str, qualname: str) -> TargetFunction:
         indent=indent,
         code=code,
         header=header,
+    )
+
+
+def _unindented(lines: list[str], indent: str) -> str:
+    """The function's lines at column 0: `indent` (its `def` line's) taken off every line that
+    starts with it. A line of a multi-line string that starts further left stays as it is;
+    textwrap.dedent would then take nothing off any line (seen: a method whose docstring's
+    example wraps to column 0), and the function would not parse."""
+    return "".join(
+        line[len(line.rstrip("\r\n")) :]  # a blank line: its line break only, as dedent does
+        if not line.strip()
+        else line[len(indent) :]
+        if line.startswith(indent)
+        else line
+        for line in lines
     )
 
 
