@@ -7,10 +7,13 @@ Use:
     result.diff, result.explanation, result.summary(), result.success
 
 Modules: session (the loop), modes (what each mode does, auto's plan), history (earlier
-attempts and repeats), prompting (Jinja2 templates from selfdebug.prompts, overridable by
-SELFDEBUG_PROMPTS_DIR), feedback (what the model is told), candidate (extraction and structural
-checks), vote (sampling + majority vote), target (the function in its file), recorder and
-transcript (JSON lines + progress), diffing, request (DebugRequest building).
+attempts and repeats), feedback (what the model is told), model_calls/ (one model call: its
+prompt from the Jinja2 templates of selfdebug.prompts, overridable by SELFDEBUG_PROMPTS_DIR,
+fitted to the context; its limits and failures), answers/ (from a reply to a checked
+candidate: extraction, structural and safety checks, sampling + majority vote), target (the
+function in its file), recorder and transcript (JSON lines + progress), diffing, request
+(DebugRequest building); search/, model_edits/ and suspects/ (the edit search, the model's
+local edits, starting from a failing test).
 """
 
 from __future__ import annotations

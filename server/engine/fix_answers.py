@@ -4,8 +4,9 @@ code.
 
 Why a step of its own: what a session does with a turn's candidates (run, vote, guard) does not
 depend on how they were asked for and checked; this module owns the asking and the checking
-(candidate.py checks one answer; here, every sample of a call, with the session's own refusals:
-the mode's, a repeat of the shown function, a test's expected value written into the code).
+(answers/candidate.py checks one answer; here, every sample of a call, with the session's own
+refusals: the mode's, a repeat of the shown function, a test's expected value written into the
+code).
 """
 
 from __future__ import annotations

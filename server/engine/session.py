@@ -252,7 +252,8 @@ class Session:
     def ask(
         self, step: str, variables: PromptVars, n: int = 1, max_tokens: int | None = None
     ) -> tuple[RenderedPrompt, Completion]:
-        """One model call (model_call.py); sampled when the turn before repeated a program."""
+        """One model call (model_calls/model_call.py); sampled when the turn before repeated a
+        program."""
         self._check()
         return self.model.ask(
             step,
@@ -292,7 +293,7 @@ class Session:
         )
 
     def _answer_form(self) -> AnswerForm:
-        """The whole function, or SEARCH/REPLACE blocks for a long one (answer_form.py)."""
+        """The whole function, or SEARCH/REPLACE blocks for a long one (answers/answer_form.py)."""
         budget = self.request.max_tokens or STEP_MAX_TOKENS[self.strategy.fix_step]
         chat = self.backend.prompt_form == "chat"
         form = choose_answer_form(self.current_code, budget, chat=chat)

@@ -136,7 +136,7 @@ class DebugResult:
     suspicious: list[SuspiciousLine] = field(default_factory=list)  # most suspicious first
     localization_note: str = ""  # e.g. "no passing test: lines ranked by failing runs only"
     # Model calls that gave no answer (stalled, past a deadline, failed): each ended its turn,
-    # not the session (failed_calls.py).
+    # not the session (model_calls/failed_calls.py).
     failed_calls: list[FailedCall] = field(default_factory=list)
     # What the tests could not tell about the proposed fix ("2 fixes pass; they differ on
     # f(0): ...", "checked only by the 3 chosen tests"); "" when nothing is known against it.
