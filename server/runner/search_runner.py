@@ -270,31 +270,25 @@ class SearchRunner:
             if run.kill_reason and parts[0] == "search" and parts[1:2] and parts[1].isdigit():
                 killed_id = int(parts[1])
                 result.verdicts[killed_id] = Verdict(killed_id, {}, timed_out=True)
-                restarts += 1
+                restarted = "hung"
             elif run.kill_reason or not any(e.get("event") == "search_ready" for e in run.events):
                 result.error = _failure(run)
                 break
-            elif not any(e.get("event") == "search_done" for e in run.events):
+            elif any(e.get("event") == "search_done" for e in run.events):
+                break  # finished (or stopped after enough full passes)
+            elif (cut := _in_flight(run, result.verdicts)) is not None:
                 # the process ended in the middle of the batch (pytest's INTERNALERROR): the
                 # candidate it was judging is marked, the others are judged in a new process
-                cut = _in_flight(run, result.verdicts)
-                if cut is None:
-                    result.error = _failure(run)
-                    break
                 why = f"ended the test process: {_failure(run)[-300:]}"
                 result.verdicts[cut] = Verdict(cut, {}, problem=why)
-                restarts += 1
-                todo = [c for c in todo if c.id not in result.verdicts]
-                if restarts > MAX_RESTARTS:
-                    result.error = "too many candidates ended the test process"
-                    break
-                continue
-            done = set(result.verdicts)
-            if not run.kill_reason:  # finished (or stopped after enough full passes)
+                restarted = "ended"
+            else:
+                result.error = _failure(run)
                 break
-            todo = [c for c in todo if c.id not in done]
+            restarts += 1
+            todo = [c for c in todo if c.id not in result.verdicts]
             if restarts > MAX_RESTARTS:
-                result.error = "too many candidates hung the test process"
+                result.error = f"too many candidates {restarted} the test process"
                 break
         result.seconds = time.monotonic() - started
         return result
