@@ -30,6 +30,7 @@ from selfdebug.bench.real_cases import (
     clone_case,
     requested_ids,
 )
+from selfdebug.bench.repair_report import ranks_within
 
 if TYPE_CHECKING:
     from selfdebug.server.engine.suspects.localize import FailureLocalization
@@ -154,21 +155,15 @@ def measure(
         if on_case is not None:
             on_case(ranked)
     counted = [r for r in ranks if not r.problem]
-
-    def within(k: int, after_search: bool = False) -> int:
-        return sum(
-            (rank := r.evidence_rank if after_search else r.rank) is not None and rank <= k
-            for r in counted
-        )
-
-    after = {f"top{k}": within(k, after_search=True) for k in (1, 3, 5)}
+    within = ranks_within([r.rank for r in counted])
+    after = ranks_within([r.evidence_rank for r in counted])
     return {
         "cases": len(ranks),
         "ranked": len(counted),
-        "top1": within(1),
-        "top3": within(3),
-        "top5": within(5),
-        **({"after_search": after} if search else {}),
+        "top1": within[1],
+        "top3": within[3],
+        "top5": within[5],
+        **({"after_search": {f"top{k}": n for k, n in after.items()}} if search else {}),
         "mean_seconds": round(sum(r.seconds for r in ranks) / len(ranks), 1) if ranks else 0.0,
         "ranks": [asdict(r) for r in ranks],
     }

@@ -348,8 +348,8 @@ def _from_failure_table(rows: list[dict[str, Any]]) -> list[str]:
         )
     for mode in sorted({row["mode"] for row in rows}):
         mine = [r for r in rows if r["mode"] == mode]
-        within = _within([r["suspect_rank"] for r in mine])
-        after = _within([r.get("evidence_rank") for r in mine])
+        within = ranks_within([r["suspect_rank"] for r in mine])
+        after = ranks_within([r.get("evidence_rank") for r in mine])
         fixed = sum(r["verdict"] == "fixed" for r in mine)
         wall = sum(r["wall_seconds"] for r in mine) / len(mine)
         lines.append(
@@ -364,7 +364,8 @@ def _rank_cell(rank: int | None) -> str:
     return "-" if rank is None else str(rank)
 
 
-def _within(ranks: list[int | None]) -> dict[int, int]:
+def ranks_within(ranks: list[int | None]) -> dict[int, int]:
+    """How many of `ranks` are 1st, in the top 3, in the top 5 (None: not ranked)."""
     return {k: sum(r is not None and r <= k for r in ranks) for k in (1, 3, 5)}
 
 

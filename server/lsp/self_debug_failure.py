@@ -155,10 +155,10 @@ async def _debug_failure(
         return send_report(ls, plain_report(test, "error", why), None)
     job.end(shown.result.summary())
     why = f"`{shown.suspect.qualname}` was {shown.why}"
-    base = shown.base  # a fix of two functions: the other one, in the same file
-    if base is not None:
+    others = []
+    if shown.base is not None:  # a fix of two functions: the other one, in the same file
         why = f"a fix of two functions, {shown.functions()}: {why}"
-    others = [runs[base.suspect.target].snapshot] if base is not None else []
+        others = [runs[shown.base.suspect.target].snapshot]
     answer = await conclude(
         ls, settings, isolation, propose, runs[shown.suspect.target], shown.result,
         why=why, others=others,

@@ -321,8 +321,10 @@ class ProjectRunner:
         with self._lock:
             self.shadow.sync()
             shutil.copyfile(plugin, self.supervisor.tools / plugin.name)
-            written = self.shadow.overridden(self._with_pinned(overrides))
-            with written, self.supervisor.run_folder() as folder:
+            with (
+                self.shadow.overridden(self._with_pinned(overrides)),
+                self.supervisor.run_folder() as folder,
+            ):
                 job_file = folder.path / "job.json"
                 job_file.write_text(job, encoding="utf-8")
                 options = ["-p", plugin.stem, f"--selfdebug-job={job_file}", "--capture=sys"]

@@ -173,7 +173,6 @@ def _searches(request: DebugRequest) -> bool:
 def _pair_base(attempts: Sequence[SuspectAttempt]) -> SuspectAttempt | None:
     """The search's partial fix to build on: the edit that made the most failing tests pass
     without breaking a wider test that passed before; None when no search made any pass."""
-    gained = search_evidence(attempts)
     bases = [
         a
         for a in attempts
@@ -183,10 +182,10 @@ def _pair_base(attempts: Sequence[SuspectAttempt]) -> SuspectAttempt | None:
         and a.result is not None
         and a.result.fixed_file is not None
         and not a.result.success
-        and gained.get(a.suspect.target, 0) > 0
+        and _gain(a) > 0
         and not _breaks_wider(a.result)
     ]
-    return max(bases, key=lambda a: gained[a.suspect.target], default=None)
+    return max(bases, key=_gain, default=None)
 
 
 def _breaks_wider(result: DebugResult) -> bool:
@@ -227,14 +226,19 @@ def search_evidence(attempts: Sequence[SuspectAttempt]) -> dict[str, int]:
     a search beside another function's edit is not counted (its gain is the pair's)."""
     gained: dict[str, int] = {}
     for attempt in attempts:
-        result = attempt.result
-        if result is None or attempt.base is not None:
-            continue
-        after, before = result.chosen_after, result.chosen_before
-        if after is not None and before is not None and after.passed > before.passed:
+        if gain := _gain(attempt):
             target = attempt.suspect.target
-            gained[target] = max(gained.get(target, 0), after.passed - before.passed)
+            gained[target] = max(gained.get(target, 0), gain)
     return gained
+
+
+def _gain(attempt: SuspectAttempt) -> int:
+    """How many more of its failing tests passed with its session's best edit than without;
+    0 for a session beside another function's edit (its gain is the pair's)."""
+    result = attempt.result
+    if result is None or result.chosen_after is None or attempt.base is not None:
+        return 0
+    return max(0, result.chosen_after.passed - result.chosen_before.passed)
 
 
 def ranked_by_evidence(
