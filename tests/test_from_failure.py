@@ -14,6 +14,7 @@ from pathlib import Path
 from selfdebug.server.engine import types
 from selfdebug.server.engine.request import RequestError, new_request
 from selfdebug.server.engine.suspects.localize import FailureLocalization, localize_failure
+from selfdebug.server.engine.suspects.origin import value_origins
 from selfdebug.server.engine.suspects.rank import Suspect, function_spans
 from selfdebug.server.engine.suspects.repair import (
     SuspectAttempt,
@@ -25,6 +26,7 @@ from selfdebug.server.engine.suspects.repair import (
 )
 from selfdebug.server.engine.types import DebugRequest, DebugResult
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
+from selfdebug.server.runner.results import Frame
 
 ORDERS = """def unit_price(item):
     if item["qty"] >= 10:
@@ -174,6 +176,85 @@ def test_the_function_whose_operation_raised_the_error_ranks_first(tmp_path):
     found = _localize(_project(tmp_path / "raise", checked, UNIT_TESTS), failing)
     assert not any(s.crashed_in for s in found.suspects)  # the spectrum decides, as before:
     assert [s.qualname for s in found.suspects][-1] == "describe"  # text, unit at 1.0 first
+
+
+AMOUNTS = """from decimal import Decimal
+
+
+def parse_amount(text):
+    return Decimal(text)
+
+
+def band(amount):
+    if amount > 100:
+        return "large"
+    return "small"
+
+
+def describe(text):
+    amount = parse_amount(text)
+    if text.startswith("+"):
+        text = text[1:]
+    return f"{text}: {band(amount)}"
+"""
+# parse_amount lets "NaN" through (it should raise ValueError); band's comparison then raises
+# decimal.InvalidOperation. Every line the failing test runs, each passing test runs too.
+AMOUNT_TESTS = """import pytest
+
+from pkg.text import describe
+
+
+def test_small():
+    assert describe("5") == "5: small"
+
+
+def test_large():
+    assert describe("500") == "500: large"
+
+
+def test_signed():
+    assert describe("+5") == "5: small"
+
+
+def test_not_a_number():
+    with pytest.raises(ValueError):
+        describe("NaN")
+"""
+
+
+def test_the_function_that_made_the_value_the_error_was_raised_on_ranks_second(tmp_path):
+    """Equal spectra everywhere: the crash site (band) first, then the function whose result
+    band's failing line read (parse_amount, through band's parameter and describe's
+    assignment), before describe, which the traceback names."""
+    root = _project(tmp_path / "p", AMOUNTS, AMOUNT_TESTS)
+    found = _localize(root, ["tests/test_text.py::test_not_a_number"])
+    assert [s.qualname for s in found.suspects] == ["band", "parse_amount", "describe"]
+    first, second, third = found.suspects
+    assert first.crashed_in and second.value_origin and third.in_traceback
+    assert first.score == second.score == third.score
+    assert second.describe().endswith("; it made the value the failing test's error was raised on")
+
+
+def test_value_origins_follow_parameters_and_the_assignments_the_failing_tests_ran():
+    source = (
+        "def make(x):\n    return x\n\n\n"
+        "def use(limit, value=0):\n    return value > limit\n\n\n"
+        "def outer(flag):\n    v = make(1)\n    if flag:\n        v = other(2)\n"
+        "    return use(3, value=v)\n\n\n"
+        "def direct():\n    return use(make(4) + 1, 0)\n\n\n"
+        "def checked(n):\n    if n:\n        raise ValueError(n)\n"
+    )
+    read = {"m.py": source}.__getitem__
+    outer = Frame("m.py", 13, "outer", "return use(3, value=v)")
+    crash = Frame("m.py", 6, "use", "return value > limit")
+    ran = {"m.py": frozenset({6, 10, 11, 13})}  # line 12's `v = other(2)` did not run
+    assert value_origins([outer, crash], read, ran) == {"make"}
+    ran_both = {"m.py": frozenset({6, 10, 11, 12, 13})}
+    assert value_origins([outer, crash], read, ran_both) == {"other"}
+    direct = Frame("m.py", 17, "direct", "return use(make(4) + 1, 0)")
+    assert value_origins([direct, crash], read, ran) == {"make"}  # `limit`, positionally
+    raised = Frame("m.py", 22, "checked", "raise ValueError(n)")
+    assert value_origins([raised], read, ran) == set()  # a deliberate error: no origin
 
 
 def test_a_traced_run_does_not_look_like_a_debugger_to_the_tests(tmp_path):

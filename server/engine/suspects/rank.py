@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from selfdebug.server.engine.search.localize import ochiai
+from selfdebug.server.engine.suspects.origin import value_origins
 from selfdebug.server.runner.results import Frame
 from selfdebug.server.runner.spectrum_runner import TestSpectrum
 
@@ -33,6 +34,7 @@ class Suspect:
     passing_hits: int
     passing_total: int
     crashed_in: bool = False  # a failing test's error came from one of its operations
+    value_origin: bool = False  # its result is a value the crashing line read (origin.py)
     in_traceback: bool = False
     called_by_failing_line: bool = False
     called_by_test: bool = False  # the failing test's body calls it before the failing line
@@ -50,6 +52,8 @@ class Suspect:
         )
         if self.crashed_in:
             text += "; the failing test's error was raised in it"
+        elif self.value_origin:
+            text += "; it made the value the failing test's error was raised on"
         elif self.in_traceback:
             text += "; in the failure's traceback"
         elif self.called_by_failing_line:
@@ -65,6 +69,7 @@ class FailureEvidence:
 
     frames: Sequence[Frame] = ()  # paths relative to the root, "/"
     last_frames: Sequence[Frame] = ()  # each failing test's innermost frame in the root
+    tracebacks: Sequence[Sequence[Frame]] = ()  # each failing test's frames in the root
     failing_lines: Sequence[str] = ()  # the source of the line each failing test stopped at
     test_lines: Sequence[str] = ()  # the failing tests' own lines, from their `def` to there
 
@@ -115,6 +120,7 @@ def rank_functions(
     called_by_test = _called_names(evidence.test_lines)
     in_trace = {(f.path, f.line) for f in evidence.frames}
     crashes = {(f.path, f.line) for f in evidence.last_frames if f.path in files}
+    origins = _value_origins(spectra, failing, files, evidence, lambda p: (read or _read)(root / p))
     suspects = []
     for path in sorted(files):
         source = (read or _read)(root / path)
@@ -145,6 +151,7 @@ def rank_functions(
                     len(ran_by & passing),
                     len(passing),
                     crashed_in=any(n in crashed for n in inner),
+                    value_origin=qualname.rsplit(".", 1)[-1] in origins.get(path, ()),
                     in_traceback=any((path, n) in in_trace for n in inner),
                     called_by_failing_line=qualname.rsplit(".", 1)[-1] in called,
                     called_by_test=qualname.rsplit(".", 1)[-1] in called_by_test,
@@ -154,6 +161,7 @@ def rank_functions(
     suspects.sort(
         key=lambda s: (
             not s.crashed_in,
+            not s.value_origin,
             -s.score,
             not s.in_traceback,
             not s.called_by_failing_line,
@@ -180,6 +188,30 @@ def test_body_lines(source: str, line: int) -> list[str]:
         return []
     _name, _first, def_line, _last = spans[-1]
     return source.splitlines()[def_line - 1 : line]
+
+
+def _value_origins(
+    spectra: Mapping[str, TestSpectrum],
+    failing: set[str],
+    files: set[str],
+    evidence: FailureEvidence,
+    read: Callable[[str], str],
+) -> dict[str, set[str]]:
+    """Per file, the names of the functions that made a value a failing test crashed on; a
+    name counts in the files the crash's traceback passed through (where its calls resolve)."""
+    ran: dict[str, frozenset[int]] = {}
+    for nodeid in failing:
+        for path, lines in spectra[nodeid].lines.items():
+            ran[path] = ran.get(path, frozenset()) | lines
+    origins: dict[str, set[str]] = {}
+    for traceback in evidence.tracebacks:
+        if not traceback or traceback[-1].path not in files:
+            continue
+        names = value_origins(traceback, read, ran)
+        for frame in traceback:
+            if frame.path in files:
+                origins.setdefault(frame.path, set()).update(names)
+    return origins
 
 
 def _deliberate(source: str, line: int) -> bool:
