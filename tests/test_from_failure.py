@@ -297,6 +297,71 @@ def test_fix_from_a_failing_test_ranks_and_repairs_the_callee(tmp_path):
     assert check.returncode == 0, check.stdout
 
 
+CHECKS = """def raises(error, call):
+    try:
+        call()
+    except error:
+        return True
+    return False
+"""
+COUNTS = """def parse_count(text):
+    count = int(text)
+    if count < 0:
+        raise ValueError(text)
+    return count
+"""
+# A count must be positive: `< 0` should be `<= 0`. The failing test checks it with the
+# package's own helper, whose `return False` line only the failing test runs: the helper ranks
+# first, and `return True` there makes the failing test pass; the helper's own tests refuse it.
+COUNT_TESTS = """from pkg.checks import raises
+from pkg.counts import parse_count
+
+
+def test_count():
+    assert parse_count("3") == 3
+
+
+def test_negative():
+    assert raises(ValueError, lambda: parse_count("-1"))
+
+
+def test_zero():
+    assert raises(ValueError, lambda: parse_count("0"))
+"""
+CHECK_TESTS = """from pkg.checks import raises
+
+
+def test_raises():
+    assert raises(KeyError, lambda: {}["a"])
+
+
+def test_does_not_raise():
+    assert not raises(KeyError, lambda: {"a": 1}["a"])
+"""
+
+
+def test_a_suspect_is_judged_by_its_own_tests_beside_the_failing_one(tmp_path):
+    """From the failure, a suspect's session runs the tests that exercise it (as discovery
+    finds them with the function given) beside the failing test: the helper's edit that
+    passes the failing test and breaks the helper's own test is not proposed, and the walk
+    goes on to the function the bug is in."""
+    root = _package(tmp_path / "p", "pkg/counts.py", COUNTS, COUNT_TESTS)
+    (root / "pkg" / "checks.py").write_text(CHECKS)
+    (root / "tests" / "test_checks.py").write_text(CHECK_TESTS)
+    done = subprocess.run(
+        [sys.executable, "-m", "selfdebug", "fix", "--test", "tests/test_counts.py::test_zero",
+         "--mode", "search", "--write"],
+        cwd=root, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )  # fmt: skip
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    assert out.index("1. pkg/checks.py::raises") < out.index("2. pkg/counts.py::parse_count")
+    assert "Function: pkg/counts.py::parse_count (suspect 2 of 2" in out
+    assert (root / "pkg" / "checks.py").read_text() == CHECKS
+    assert "if count <= 0:" in (root / "pkg" / "counts.py").read_text()
+
+
 def test_fix_needs_a_function_or_a_test(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "selfdebug", "fix"], cwd=tmp_path, capture_output=True, text=True

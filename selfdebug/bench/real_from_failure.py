@@ -33,15 +33,15 @@ def solve_from_failure(
     """Clone, install, find the failing test, localize, repair the suspects, score."""
     from selfdebug.bench.real_check import run_judge
     from selfdebug.bench.real_repair import copy_result, environment, runner_settings, score_result
-    from selfdebug.server.engine.request import build_request
+    from selfdebug.server.engine.request import build_request, choose_tests
     from selfdebug.server.engine.suspects.localize import localize_failure
     from selfdebug.server.engine.suspects.rank import rank_of
     from selfdebug.server.engine.suspects.repair import (
         FAILURE_BUDGET_S,
-        failing_tests_for,
         ranked_by_evidence,
         repair_suspects,
         reported,
+        with_own_tests,
     )
     from selfdebug.server.runner import ProjectRunner
 
@@ -67,11 +67,16 @@ def solve_from_failure(
                 outcome.suspect_rank = rank_of(wanted, found.suspects)
                 outcome.discovery_note = found.error or "\n".join(found.table(5))
 
+                def discover(file: Path, qualname: str) -> list[str]:
+                    return choose_tests(
+                        file, qualname, work, settings=settings, cwd=work, runner=runner
+                    ).tests
+
                 def build(suspect: Suspect) -> DebugRequest:
                     return build_request(
                         work / suspect.file,
                         suspect.qualname,
-                        tests=failing_tests_for(found, suspect),
+                        tests=with_own_tests(found, suspect, work, discover),
                         project_root=work,
                         cwd=work,
                         runner_settings=settings,

@@ -76,14 +76,14 @@ def _localize_and_repair(
     console: Console,
 ) -> int:
     from selfdebug.server.backends.base import BackendConfigError
-    from selfdebug.server.engine import build_request
+    from selfdebug.server.engine import build_request, choose_tests
     from selfdebug.server.engine.suspects.localize import localize_failure
     from selfdebug.server.engine.suspects.repair import (
         FAILURE_BUDGET_S,
         evidence_table,
-        failing_tests_for,
         repair_suspects,
         reported,
+        with_own_tests,
     )
 
     console.print(f"selfdebug: localizing the failure of {', '.join(tests)}", soft_wrap=True)
@@ -103,9 +103,12 @@ def _localize_and_repair(
     except BackendConfigError as error:
         return _fail(str(error))
 
+    def discover(file: Path, qualname: str) -> list[str]:
+        return choose_tests(file, qualname, root, cwd=root, runner=runner).tests
+
     def build(suspect: Suspect) -> DebugRequest:
         file = root / suspect.file
-        tests = failing_tests_for(found, suspect)
+        tests = with_own_tests(found, suspect, root, discover)
         return build_request(file, suspect.qualname, tests=tests, project_root=root, **options)
 
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:

@@ -32,17 +32,17 @@ from selfdebug.server.engine.suspects.rank import Suspect
 from selfdebug.server.engine.suspects.repair import (
     SUSPECTS_TRIED,
     SuspectAttempt,
-    failing_tests_for,
     repair_suspects,
     reported,
     why_chosen,
+    with_own_tests,
 )
 from selfdebug.server.engine.types import DebugRequest, DebugResult
 from selfdebug.server.lsp import workspace_files
 from selfdebug.server.lsp.arguments import FunctionTarget, parse_target
 from selfdebug.server.lsp.diagnostics import SOURCE
 from selfdebug.server.lsp.edits import FunctionSnapshot
-from selfdebug.server.lsp.planning import isolation_for
+from selfdebug.server.lsp.planning import isolation_for, plan_tests
 from selfdebug.server.lsp.positions import line_range
 from selfdebug.server.lsp.progress import JobProgress
 from selfdebug.server.lsp.self_debug import (
@@ -117,13 +117,17 @@ async def _debug_failure(
     backend = await load_backend(ls, settings, mode, job)
     runs: dict[str, SessionRun] = {}  # by suspect, those whose text the editor gave
     sessions: dict[str, Callable[[DebugRequest], DebugResult]] = {}
+
+    def discover(file: Path, qualname: str) -> list[str]:
+        return plan_tests(settings, file, qualname, boundary=root, runners=ls.runners).tests
+
     for suspect in found.suspects[:SUSPECTS_TRIED]:
         try:
             snapshot = await resolve_async(ls, _suspect_target(root, suspect))
         except Exception as error:  # changed since the run (renamed, unparsable): not tried
             ls.warn_once(f"{suspect.target} not debugged: {error}")
             continue
-        tests = failing_tests_for(found, suspect)
+        tests = await ls.in_worker(with_own_tests, found, suspect, root, discover)
         run = runs[suspect.target] = SessionRun.of(snapshot, root, tests)
         sessions[suspect.target] = session_runner(ls, settings, backend, job, run)
 

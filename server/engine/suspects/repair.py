@@ -71,6 +71,26 @@ def failing_tests_for(found: FailureLocalization, suspect: Suspect) -> list[str]
     return list(dict.fromkeys([*found.failing, *suspect.failing_tests]))[:SUSPECT_TESTS]
 
 
+def with_own_tests(
+    found: FailureLocalization,
+    suspect: Suspect,
+    root: Path,
+    discover: Callable[[Path, str], Sequence[str]],
+) -> list[str]:
+    """The failing tests that run `suspect` (`failing_tests_for`), then the tests that exercise
+    it as discovery finds them when the function is given (`choose_tests`). Judged by the
+    failing tests alone, an edit that makes them pass by breaking what the function's own tests
+    check would pass: a test helper in the package made to accept anything, a value changed
+    for the failing case only. `discover(file, qualname)`: the caller's discovery
+    (`choose_tests` in its runner); RequestError when it finds none."""
+    failing = failing_tests_for(found, suspect)
+    try:
+        own = discover(root / suspect.file, suspect.qualname)
+    except RequestError:
+        own = []  # no test names or runs it: the failing tests judge alone
+    return list(dict.fromkeys([*failing, *own]))
+
+
 def why_chosen(
     found: FailureLocalization, number: int, attempts: Sequence[SuspectAttempt] = ()
 ) -> str:
