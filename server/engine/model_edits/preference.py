@@ -63,6 +63,7 @@ def model_preference(
         evidence = evidence_from(context.chosen_before)
         exact: dict[str, int] = {}  # a survivor's program key -> samples that wrote it
         others: list[str] = []  # the other answers' function texts, one per sample
+        written: list[str] = []  # what each answer wrote in the hole, for the transcript
         asked = 0
         for line in lines:
             holes = holes_at(target, [SuspiciousLine(line, 1.0, 1, 1, 0, 0)], top=1)
@@ -73,6 +74,7 @@ def model_preference(
             asked += len(texts)
             for text in texts:  # each sample votes, repeats included
                 for edit in edits_from(target, hole, [text], {original}):
+                    written.append(edit.describe())
                     key = program_key(edit.code)
                     if key in members:
                         exact[key] = exact.get(key, 0) + 1
@@ -95,14 +97,15 @@ def model_preference(
             samples=asked,
             votes={members[k][1].edit.describe(): n for k, n in exact.items()},
             alike=alike,
+            answers=written,
         )
         ranked = sorted(by_group.values(), reverse=True)
         if not ranked or (len(ranked) > 1 and ranked[0] == ranked[1]):
             return None  # no vote, or a tie: the search's rules decide
         best = max(by_group, key=lambda index: by_group[index])
-        written = [k for k in exact if members[k][0] == best]
-        chosen = members[max(written, key=lambda k: exact[k])][1] if written else groups[best][0]
-        how = "the model writes itself" if written else "that behaves like the model's own answer"
+        own = [k for k in exact if members[k][0] == best]
+        chosen = members[max(own, key=lambda k: exact[k])][1] if own else groups[best][0]
+        how = "the model writes itself" if own else "that behaves like the model's own answer"
         return chosen, (
             f"of {len(groups)} fixes the tests cannot tell apart, the one {how} at line "
             f"{chosen.edit.line} ({by_group[best]} of {asked} samples)"
