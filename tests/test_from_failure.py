@@ -340,11 +340,11 @@ def test_does_not_raise():
 """
 
 
-def test_a_suspect_is_judged_by_its_own_tests_beside_the_failing_one(tmp_path):
-    """From the failure, a suspect's session runs the tests that exercise it (as discovery
-    finds them with the function given) beside the failing test: the helper's edit that
-    passes the failing test and breaks the helper's own test is not proposed, and the walk
-    goes on to the function the bug is in."""
+def test_a_suspect_is_guarded_by_its_own_tests_beside_the_failing_one(tmp_path):
+    """From the failure, a suspect's regression guard holds the tests that exercise it (as
+    discovery finds them with the function given): the helper's edit that passes the failing
+    test and breaks the helper's own test is not proposed, and the walk goes on to the
+    function the bug is in."""
     root = _package(tmp_path / "p", "pkg/counts.py", COUNTS, COUNT_TESTS)
     (root / "pkg" / "checks.py").write_text(CHECKS)
     (root / "tests" / "test_checks.py").write_text(CHECK_TESTS)

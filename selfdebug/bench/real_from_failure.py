@@ -38,10 +38,11 @@ def solve_from_failure(
     from selfdebug.server.engine.suspects.rank import rank_of
     from selfdebug.server.engine.suspects.repair import (
         FAILURE_BUDGET_S,
+        failing_tests_for,
+        guard_with_own_tests,
         ranked_by_evidence,
         repair_suspects,
         reported,
-        with_own_tests,
     )
     from selfdebug.server.runner import ProjectRunner
 
@@ -76,7 +77,8 @@ def solve_from_failure(
                     return build_request(
                         work / suspect.file,
                         suspect.qualname,
-                        tests=with_own_tests(found, suspect, work, discover),
+                        tests=failing_tests_for(found, suspect),
+                        wider_tests=guard_with_own_tests(found, suspect, work, discover),
                         project_root=work,
                         cwd=work,
                         runner_settings=settings,

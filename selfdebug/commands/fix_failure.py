@@ -81,9 +81,10 @@ def _localize_and_repair(
     from selfdebug.server.engine.suspects.repair import (
         FAILURE_BUDGET_S,
         evidence_table,
+        failing_tests_for,
+        guard_with_own_tests,
         repair_suspects,
         reported,
-        with_own_tests,
     )
 
     console.print(f"selfdebug: localizing the failure of {', '.join(tests)}", soft_wrap=True)
@@ -108,8 +109,13 @@ def _localize_and_repair(
 
     def build(suspect: Suspect) -> DebugRequest:
         file = root / suspect.file
-        tests = with_own_tests(found, suspect, root, discover)
-        return build_request(file, suspect.qualname, tests=tests, project_root=root, **options)
+        tests, guard = (
+            failing_tests_for(found, suspect),
+            guard_with_own_tests(found, suspect, root, discover),
+        )
+        return build_request(
+            file, suspect.qualname, tests=tests, wider_tests=guard, project_root=root, **options
+        )
 
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
         originals[request.file] = _read(request.file)

@@ -32,10 +32,11 @@ from selfdebug.server.engine.suspects.rank import Suspect
 from selfdebug.server.engine.suspects.repair import (
     SUSPECTS_TRIED,
     SuspectAttempt,
+    failing_tests_for,
+    guard_with_own_tests,
     repair_suspects,
     reported,
     why_chosen,
-    with_own_tests,
 )
 from selfdebug.server.engine.types import DebugRequest, DebugResult
 from selfdebug.server.lsp import workspace_files
@@ -127,8 +128,9 @@ async def _debug_failure(
         except Exception as error:  # changed since the run (renamed, unparsable): not tried
             ls.warn_once(f"{suspect.target} not debugged: {error}")
             continue
-        tests = await ls.in_worker(with_own_tests, found, suspect, root, discover)
-        run = runs[suspect.target] = SessionRun.of(snapshot, root, tests)
+        guard = await ls.in_worker(guard_with_own_tests, found, suspect, root, discover)
+        tests = failing_tests_for(found, suspect)
+        run = runs[suspect.target] = SessionRun.of(snapshot, root, tests, guard)
         sessions[suspect.target] = session_runner(ls, settings, backend, job, run)
 
     def build(suspect: Suspect) -> DebugRequest:

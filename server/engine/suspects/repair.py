@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from selfdebug.server.engine.request import RequestError
+from selfdebug.server.engine.request import MAX_CHOSEN, RequestError, default_wider_tests
 from selfdebug.server.engine.suspects.localize import FailureLocalization
 from selfdebug.server.engine.suspects.rank import Suspect
 from selfdebug.server.engine.types import DebugRequest, DebugResult
+from selfdebug.server.runner.results import nodeid_file
 
 SUSPECTS_TRIED = 3  # sessions at most, best suspect first
 # An `auto` walk's model steps (minutes a suspect on 2 cores, against seconds for the search)
@@ -71,24 +72,27 @@ def failing_tests_for(found: FailureLocalization, suspect: Suspect) -> list[str]
     return list(dict.fromkeys([*found.failing, *suspect.failing_tests]))[:SUSPECT_TESTS]
 
 
-def with_own_tests(
+def guard_with_own_tests(
     found: FailureLocalization,
     suspect: Suspect,
     root: Path,
     discover: Callable[[Path, str], Sequence[str]],
 ) -> list[str]:
-    """The failing tests that run `suspect` (`failing_tests_for`), then the tests that exercise
-    it as discovery finds them when the function is given (`choose_tests`). Judged by the
-    failing tests alone, an edit that makes them pass by breaking what the function's own tests
-    check would pass: a test helper in the package made to accept anything, a value changed
-    for the failing case only. `discover(file, qualname)`: the caller's discovery
+    """A suspect session's regression guard: the failing tests' files (the default guard),
+    then the tests that exercise the suspect as discovery finds them when the function is
+    given (`choose_tests`, at most MAX_CHOSEN). Guarded by the failing tests' files alone, an
+    edit that makes the failing test pass by breaking what the function's own tests check
+    passed: a test helper in the package made to accept anything. In the guard, not among the
+    tests every edit runs: the search stays as fast as before, and a survivor that breaks one
+    ranks last and is refused. `discover(file, qualname)`: the caller's discovery
     (`choose_tests` in its runner); RequestError when it finds none."""
-    failing = failing_tests_for(found, suspect)
+    guard = default_wider_tests(failing_tests_for(found, suspect))
     try:
-        own = discover(root / suspect.file, suspect.qualname)
+        own = list(discover(root / suspect.file, suspect.qualname))[:MAX_CHOSEN]
     except RequestError:
-        own = []  # no test names or runs it: the failing tests judge alone
-    return list(dict.fromkeys([*failing, *own]))
+        own = []  # no test names or runs it: the failing tests' files guard alone
+    files = set(guard)
+    return list(dict.fromkeys([*guard, *(t for t in own if nodeid_file(t) not in files)]))
 
 
 def why_chosen(
