@@ -167,10 +167,27 @@ async function step(name, action) {
     steps.push({ name, seconds: (Date.now() - t0) / 1000, screenshot: page ? screenshot : null });
 }
 
-async function runCommand(title) {
-    await page.keyboard.press('F1');
+/** The quick input, opened by `key` (F1: the command palette; Control+P: quick open). A key
+ *  press sent while the workbench is busy (a notification or an editor taking focus) can be
+ *  lost, and one lost press made a whole run wait out the step's timeout: the press is
+ *  repeated until the input shows. */
+async function openQuickInput(key = 'F1') {
     const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
+    for (let attempt = 1; ; attempt++) {
+        await page.keyboard.press(key);
+        if (await input.waitFor({ state: 'visible', timeout: 10000 }).then(() => true, () => false)) {
+            return input;
+        }
+        if (attempt === 5) {
+            throw new Error(`the quick input did not open after 5 presses of ${key}`);
+        }
+        await page.keyboard.press('Escape');
+        await page.locator('.monaco-workbench').first().focus().catch(() => {});
+    }
+}
+
+async function runCommand(title) {
+    const input = await openQuickInput();
     await input.fill(`>${title}`);
     const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
     await row.waitFor({ state: 'visible' });
@@ -410,8 +427,7 @@ try {
     // From a failing test: the code action on the test function, then the Testing view's
     // context menu on its item; both review a fix of `mean` in stats.py (then discarded).
     await step('failure-code-action', async () => {
-        await page.keyboard.press('Control+P');
-        const quickOpen = page.locator('.quick-input-widget input');
+        const quickOpen = await openQuickInput('Control+P');
         await quickOpen.fill('test_stats.py');
         await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'test_stats.py' }).first().click();
         await page.locator('.tabs-container .tab', { hasText: 'test_stats.py' }).first().waitFor();
