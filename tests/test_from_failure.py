@@ -82,6 +82,16 @@ def _shop(root: Path) -> Path:
     return _package(root, "shop/orders.py", ORDERS, ORDER_TESTS)
 
 
+def _fix_test(root: Path, nodeid: str) -> subprocess.CompletedProcess[str]:
+    """`selfdebug fix --test NODEID --mode search --write` in `root`, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "selfdebug", "fix", "--test", nodeid, "--mode", "search",
+         "--write"],
+        cwd=root, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )  # fmt: skip
+
+
 def _localize(root: Path, tests: list[str]) -> FailureLocalization:
     runner = ProjectRunner(root, RunnerSettings(test_timeout_s=10))
     try:
@@ -277,12 +287,7 @@ def test_fix_from_a_failing_test_ranks_and_repairs_the_callee(tmp_path):
     """The CLI, end to end, with the edit search (no model): the ranking is printed first, the
     fix is in unit_price, and the proposal says why that function was chosen."""
     root = _shop(tmp_path / "shop_project")
-    done = subprocess.run(
-        [sys.executable, "-m", "selfdebug", "fix", "--test",
-         "tests/test_orders.py::test_bulk_order", "--mode", "search", "--write"],
-        cwd=root, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )  # fmt: skip
+    done = _fix_test(root, "tests/test_orders.py::test_bulk_order")
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert out.index("1. shop/orders.py::unit_price") < out.index("2. shop/orders.py::order_total")
@@ -348,12 +353,7 @@ def test_a_suspect_is_guarded_by_its_own_tests_beside_the_failing_one(tmp_path):
     root = _package(tmp_path / "p", "pkg/counts.py", COUNTS, COUNT_TESTS)
     (root / "pkg" / "checks.py").write_text(CHECKS)
     (root / "tests" / "test_checks.py").write_text(CHECK_TESTS)
-    done = subprocess.run(
-        [sys.executable, "-m", "selfdebug", "fix", "--test", "tests/test_counts.py::test_zero",
-         "--mode", "search", "--write"],
-        cwd=root, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )  # fmt: skip
+    done = _fix_test(root, "tests/test_counts.py::test_zero")
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert out.index("1. pkg/checks.py::raises") < out.index("2. pkg/counts.py::parse_count")
@@ -572,12 +572,7 @@ def test_a_fix_of_two_functions_in_two_files_from_a_failing_test(tmp_path):
         "def test_ordered():\n    assert lower_bound(1) < upper_bound(1)\n"
     )
     (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "selfdebug", "fix", "--test", "tests/test_bounds.py::test_bounds",
-         "--mode", "search", "--write"],
-        cwd=root, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )  # fmt: skip
+    done = _fix_test(root, "tests/test_bounds.py::test_bounds")
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert re.search(r"Functions: `(lower|upper)_bound` and `(lower|upper)_bound`", out), out

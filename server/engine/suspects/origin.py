@@ -33,7 +33,7 @@ def value_origins(
     function = _function_at(read(crash.path), crash.line)
     if function is None:
         return set()
-    statement = _statement_at(function, crash.line)
+    statement = statement_at(function, crash.line)
     if statement is None or isinstance(statement, ast.Raise | ast.Assert):
         return set()  # a deliberate error: the value it is about may come from anywhere
     names = _names_read(_evaluated_part(statement))
@@ -84,12 +84,14 @@ def _function_at(source: str, line: int) -> ast.FunctionDef | ast.AsyncFunctionD
     return max(holding, key=lambda node: node.lineno, default=None)
 
 
-def _statement_at(function: ast.AST, line: int) -> ast.stmt | None:
+def statement_at(tree: ast.AST, line: int) -> ast.stmt | None:
+    """The innermost statement of `tree` that holds `line`, never a def or class (a line in
+    a function is in one of its statements)."""
     holding = [
         node
-        for node in ast.walk(function)
+        for node in ast.walk(tree)
         if isinstance(node, ast.stmt)
-        and node is not function
+        and not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         and node.lineno <= line <= (node.end_lineno or node.lineno)
     ]
     return max(holding, key=lambda node: node.lineno, default=None)

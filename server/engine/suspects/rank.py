@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from selfdebug.server.engine.search.localize import ochiai
-from selfdebug.server.engine.suspects.origin import value_origins
+from selfdebug.server.engine.suspects.origin import statement_at, value_origins
 from selfdebug.server.runner.results import Frame
 from selfdebug.server.runner.spectrum_runner import TestSpectrum
 
@@ -221,15 +221,7 @@ def _deliberate(source: str, line: int) -> bool:
         tree = ast.parse(source)
     except SyntaxError:
         return False
-    holding = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, ast.stmt)
-        and not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        and node.lineno <= line <= (node.end_lineno or node.lineno)
-    ]
-    innermost = max(holding, key=lambda node: node.lineno, default=None)
-    return isinstance(innermost, ast.Raise | ast.Assert)
+    return isinstance(statement_at(tree, line), ast.Raise | ast.Assert)
 
 
 def _read(path: Path) -> str:
