@@ -109,10 +109,8 @@ def _localize_and_repair(
 
     def build(suspect: Suspect) -> DebugRequest:
         file = root / suspect.file
-        tests, guard = (
-            failing_tests_for(found, suspect),
-            guard_with_own_tests(found, suspect, root, discover),
-        )
+        tests = failing_tests_for(found, suspect)
+        guard = guard_with_own_tests(found, suspect, root, discover)
         return build_request(
             file, suspect.qualname, tests=tests, wider_tests=guard, project_root=root, **options
         )
