@@ -23,6 +23,7 @@ from selfdebug.server.engine.suspects.repair import (
     ranked_by_evidence,
     repair_suspects,
     reported,
+    search_evidence,
 )
 from selfdebug.server.engine.types import DebugRequest, DebugResult
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
@@ -345,11 +346,11 @@ def test_does_not_raise():
 """
 
 
-def test_a_suspect_is_guarded_by_its_own_tests_beside_the_failing_one(tmp_path):
-    """From the failure, a suspect's regression guard holds the tests that exercise it (as
+def test_a_fix_that_breaks_the_suspect_s_own_tests_is_refused_and_the_walk_goes_on(tmp_path):
+    """From the failure, a suspect's fix is checked with the tests that exercise it (as
     discovery finds them with the function given): the helper's edit that passes the failing
-    test and breaks the helper's own test is not proposed, and the walk goes on to the
-    function the bug is in."""
+    test and breaks the helper's own test is refused, and the walk goes on to the function the
+    bug is in."""
     root = _package(tmp_path / "p", "pkg/counts.py", COUNTS, COUNT_TESTS)
     (root / "pkg" / "checks.py").write_text(CHECKS)
     (root / "tests" / "test_checks.py").write_text(CHECK_TESTS)
@@ -358,6 +359,7 @@ def test_a_suspect_is_guarded_by_its_own_tests_beside_the_failing_one(tmp_path):
     assert done.returncode == 0, out + done.stderr
     assert out.index("1. pkg/checks.py::raises") < out.index("2. pkg/counts.py::parse_count")
     assert "Function: pkg/counts.py::parse_count (suspect 2 of 2" in out
+    assert "tests/test_checks.py::test_does_not_raise" in out  # why the helper's fix was refused
     assert (root / "pkg" / "checks.py").read_text() == CHECKS
     assert "if count <= 0:" in (root / "pkg" / "counts.py").read_text()
 
@@ -457,6 +459,22 @@ def test_the_walk_stops_at_the_first_fix_and_skips_a_suspect_it_cannot_debug():
     assert attempts[1].error == "no function `gone`" and attempts[1].result is None
     assert attempts[2].why.startswith("suspect 3 of 4: ")
     assert attempts[2].request is not None and attempts[2].request.tests_found_by == attempts[2].why
+    shown = reported(attempts)
+    assert shown is not None and shown.suspect.qualname == "b"
+
+
+def test_a_fix_the_walk_refuses_is_no_fix_nor_evidence_and_the_walk_goes_on():
+    def vet(attempt: SuspectAttempt) -> str:
+        return "it breaks the helper's own test" if attempt.suspect.qualname == "a" else ""
+
+    attempts = _walk(["a", "b", "c"], {"a": True, "b": True, "c": True}, "search", vet=vet)
+    assert [a.suspect.qualname for a in attempts] == ["a", "b"]
+    refused, fixed = attempts
+    assert refused.refused == "it breaks the helper's own test"
+    assert refused.result is not None and not refused.result.success
+    assert refused.result.refused == ["the walk: it breaks the helper's own test"]
+    assert fixed.result is not None and fixed.result.success and not fixed.refused
+    assert search_evidence(attempts) == {"m.py::b": 2}  # the refused edit points nowhere
     shown = reported(attempts)
     assert shown is not None and shown.suspect.qualname == "b"
 

@@ -39,7 +39,7 @@ def solve_from_failure(
     from selfdebug.server.engine.suspects.repair import (
         FAILURE_BUDGET_S,
         failing_tests_for,
-        guard_with_own_tests,
+        own_tests_refusal,
         ranked_by_evidence,
         repair_suspects,
         reported,
@@ -78,7 +78,6 @@ def solve_from_failure(
                         work / suspect.file,
                         suspect.qualname,
                         tests=failing_tests_for(found, suspect),
-                        wider_tests=guard_with_own_tests(found, suspect, work, discover),
                         project_root=work,
                         cwd=work,
                         runner_settings=settings,
@@ -92,7 +91,13 @@ def solve_from_failure(
 
                 # the bench's session timeout, when given, is the walk's one budget
                 budget = options.session_timeout_s or FAILURE_BUDGET_S
-                attempts = repair_suspects(found, build, run, budget_s=budget)
+                attempts = repair_suspects(
+                    found,
+                    build,
+                    run,
+                    budget_s=budget,
+                    vet=lambda attempt: own_tests_refusal(attempt, runner, work, discover),
+                )
                 after = ranked_by_evidence(found.suspects, attempts)
                 outcome.evidence_rank = rank_of(wanted, after)
             finally:
@@ -113,6 +118,8 @@ def solve_from_failure(
                 for path, text in shown.fix_files().items()
                 if path != request.file
             }
+            if shown.refused:
+                return outcome  # the walk refused its fix (own_tests_refusal): none offered
             score_result(outcome, result, shown.suspect.file, request.tests, Path(tmp), env,
                          settings, options, also)  # fmt: skip
             if shown.base is not None and outcome.verdict == "correct":

@@ -82,7 +82,7 @@ def _localize_and_repair(
         FAILURE_BUDGET_S,
         evidence_table,
         failing_tests_for,
-        guard_with_own_tests,
+        own_tests_refusal,
         repair_suspects,
         reported,
     )
@@ -110,10 +110,7 @@ def _localize_and_repair(
     def build(suspect: Suspect) -> DebugRequest:
         file = root / suspect.file
         tests = failing_tests_for(found, suspect)
-        guard = guard_with_own_tests(found, suspect, root, discover)
-        return build_request(
-            file, suspect.qualname, tests=tests, wider_tests=guard, project_root=root, **options
-        )
+        return build_request(file, suspect.qualname, tests=tests, project_root=root, **options)
 
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
         originals[request.file] = _read(request.file)
@@ -127,7 +124,14 @@ def _localize_and_repair(
     originals: dict[Path, str] = {}
     try:
         budget = args.budget if args.budget is not None else FAILURE_BUDGET_S
-        attempts = repair_suspects(found, build, run, budget_s=budget, on_start=on_start)
+        attempts = repair_suspects(
+            found,
+            build,
+            run,
+            budget_s=budget,
+            on_start=on_start,
+            vet=lambda attempt: own_tests_refusal(attempt, runner, root, discover),
+        )
     except RuntimeError as error:
         print(f"selfdebug fix: the session failed: {error}", file=sys.stderr)
         return EXIT_FAILED
@@ -136,6 +140,8 @@ def _localize_and_repair(
     for attempt in attempts:
         if attempt.error:
             print(f"selfdebug fix: {attempt.suspect.target}: {attempt.error}", file=sys.stderr)
+        elif attempt.refused:
+            print(f"Refused the fix in {attempt.suspect.target}: {attempt.refused}.")
         elif attempt.result is not None and not attempt.result.success:
             stage = f" ({attempt.stage})" if attempt.stage else ""
             print(f"No fix in {attempt.suspect.target}{stage}.")

@@ -26,14 +26,14 @@ from pygls.uris import from_fs_path
 
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.modes import Mode
-from selfdebug.server.engine.request import RequestError
+from selfdebug.server.engine.request import RequestError, choose_tests
 from selfdebug.server.engine.suspects.localize import FailureLocalization
 from selfdebug.server.engine.suspects.rank import Suspect
 from selfdebug.server.engine.suspects.repair import (
     SUSPECTS_TRIED,
     SuspectAttempt,
     failing_tests_for,
-    guard_with_own_tests,
+    own_tests_refusal,
     repair_suspects,
     reported,
     why_chosen,
@@ -43,7 +43,7 @@ from selfdebug.server.lsp import workspace_files
 from selfdebug.server.lsp.arguments import FunctionTarget, parse_target
 from selfdebug.server.lsp.diagnostics import SOURCE
 from selfdebug.server.lsp.edits import FunctionSnapshot
-from selfdebug.server.lsp.planning import isolation_for, plan_tests
+from selfdebug.server.lsp.planning import isolation_for
 from selfdebug.server.lsp.positions import line_range
 from selfdebug.server.lsp.progress import JobProgress
 from selfdebug.server.lsp.self_debug import (
@@ -119,18 +119,14 @@ async def _debug_failure(
     runs: dict[str, SessionRun] = {}  # by suspect, those whose text the editor gave
     sessions: dict[str, Callable[[DebugRequest], DebugResult]] = {}
 
-    def discover(file: Path, qualname: str) -> list[str]:
-        return plan_tests(settings, file, qualname, boundary=root, runners=ls.runners).tests
-
     for suspect in found.suspects[:SUSPECTS_TRIED]:
         try:
             snapshot = await resolve_async(ls, _suspect_target(root, suspect))
         except Exception as error:  # changed since the run (renamed, unparsable): not tried
             ls.warn_once(f"{suspect.target} not debugged: {error}")
             continue
-        guard = await ls.in_worker(guard_with_own_tests, found, suspect, root, discover)
         tests = failing_tests_for(found, suspect)
-        run = runs[suspect.target] = SessionRun.of(snapshot, root, tests, guard)
+        run = runs[suspect.target] = SessionRun.of(snapshot, root, tests)
         sessions[suspect.target] = session_runner(ls, settings, backend, job, run)
 
     def build(suspect: Suspect) -> DebugRequest:
@@ -146,6 +142,15 @@ async def _debug_failure(
         stage = f"{attempt.stage}; " if attempt.stage else ""
         job.report_threadsafe(f"repairing `{attempt.suspect.qualname}` ({stage}{attempt.why})")
 
+    def vet(attempt: SuspectAttempt) -> str:
+        job.report_threadsafe(f"checking the fix with the tests of `{attempt.suspect.qualname}`")
+        with ls.runners.lend(root, runner_settings(settings)) as runner:
+
+            def discover(file: Path, qualname: str) -> list[str]:
+                return choose_tests(file, qualname, root, None, cwd=root, runner=runner).tests
+
+            return own_tests_refusal(attempt, runner, root, discover)
+
     attempts = await ls.in_worker(
         repair_suspects,
         found,
@@ -154,6 +159,7 @@ async def _debug_failure(
         budget_s=settings.failure_budget_seconds,
         on_start=on_start,
         pairs="same file",  # a proposal is reviewed as one document
+        vet=vet,
     )
     shown = reported(attempts)
     if shown is None or shown.result is None:

@@ -14,13 +14,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from selfdebug.server.engine.request import MAX_CHOSEN, RequestError, default_wider_tests
+from selfdebug.server.engine.request import MAX_CHOSEN, RequestError
 from selfdebug.server.engine.suspects.localize import FailureLocalization
 from selfdebug.server.engine.suspects.rank import Suspect
 from selfdebug.server.engine.types import DebugRequest, DebugResult
-from selfdebug.server.runner.results import nodeid_file
+
+if TYPE_CHECKING:
+    from selfdebug.server.runner import ProjectRunner
 
 SUSPECTS_TRIED = 3  # sessions at most, best suspect first
 # An `auto` walk's model steps (minutes a suspect on 2 cores, against seconds for the search)
@@ -41,6 +43,16 @@ class SuspectAttempt:
     # A fix of two functions: the earlier attempt whose partial edit (some failing tests
     # passed) this session searched beside; its edit is part of this fix.
     base: SuspectAttempt | None = None
+    refused: str = ""  # why the walk refused its session's fix (`own_tests_refusal`)
+
+    def refuse(self, why: str) -> None:
+        """The session's fix stops being one: kept as its best candidate, with why."""
+        assert self.result is not None
+        self.refused = why
+        refused = [*self.result.refused, f"the walk: {why}"]
+        self.result = dataclasses.replace(
+            self.result, stop_reason="no_improvement", refused=refused
+        )
 
     def fix_files(self) -> dict[Path, str]:
         """The files the fix writes (path -> new text): this function's, and for a fix of two
@@ -72,27 +84,35 @@ def failing_tests_for(found: FailureLocalization, suspect: Suspect) -> list[str]
     return list(dict.fromkeys([*found.failing, *suspect.failing_tests]))[:SUSPECT_TESTS]
 
 
-def guard_with_own_tests(
-    found: FailureLocalization,
-    suspect: Suspect,
+def own_tests_refusal(
+    attempt: SuspectAttempt,
+    runner: ProjectRunner,
     root: Path,
     discover: Callable[[Path, str], Sequence[str]],
-) -> list[str]:
-    """A suspect session's regression guard: the failing tests' files (the default guard),
-    then the tests that exercise the suspect as discovery finds them when the function is
-    given (`choose_tests`, at most MAX_CHOSEN). Guarded by the failing tests' files alone, an
-    edit that makes the failing test pass by breaking what the function's own tests check
-    passed: a test helper in the package made to accept anything. In the guard, not among the
-    tests every edit runs: the search stays as fast as before, and a survivor that breaks one
-    ranks last and is refused. `discover(file, qualname)`: the caller's discovery
-    (`choose_tests` in its runner); RequestError when it finds none."""
-    guard = default_wider_tests(failing_tests_for(found, suspect))
+) -> str:
+    """Why the walk refuses `attempt`'s fix: tests that exercise its function, as discovery
+    finds them when the function is given, pass on the code as it is and fail with the fix;
+    "" when none does (or none is found). A session from the failure is judged by the failing
+    tests and their files, and an edit that passes them by breaking what the function's own
+    tests check passes there (a test helper in the package made to accept anything). Checked
+    once a fix, not for every edit: beside a single failing test, hundreds of edits pass, and
+    running more tests for each made a walk minutes longer. `discover(file, qualname)`: the
+    caller's discovery (`choose_tests` in its runner), RequestError when it finds none."""
+    suspect = attempt.suspect
     try:
         own = list(discover(root / suspect.file, suspect.qualname))[:MAX_CHOSEN]
     except RequestError:
-        own = []  # no test names or runs it: the failing tests' files guard alone
-    files = set(guard)
-    return list(dict.fromkeys([*guard, *(t for t in own if nodeid_file(t) not in files)]))
+        return ""
+    before = runner.run(own)
+    after = runner.run(own, overrides=attempt.fix_files())
+    broken = after.no_longer_passing(before)
+    if not broken:
+        return ""
+    shown = ", ".join(broken[:3]) + (f" (+{len(broken) - 3})" if len(broken) > 3 else "")
+    return (
+        f"the fix breaks {len(broken)} of the {len(before.tests)} tests that exercise "
+        f"`{suspect.qualname}`: {shown}"
+    )
 
 
 def why_chosen(
@@ -115,6 +135,7 @@ def repair_suspects(
     on_start: Callable[[SuspectAttempt], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
     pairs: Pairs = "any file",
+    vet: Callable[[SuspectAttempt], str] | None = None,
 ) -> list[SuspectAttempt]:
     """The sessions on `found`'s top suspects, best first, until one fixes the failure, one is
     cancelled, or the budget is spent; each session gets what is left of it as its own time
@@ -125,7 +146,8 @@ def repair_suspects(
     some failing tests pass in one function and fixed none, it searches the other suspects with
     that partial edit in place (those `pairs` allows): a fix may need two functions. `build` raises
     RequestError when a suspect cannot be debugged (the next one is tried); `run` runs a
-    suspect's request. The last attempt with a result is the one to report."""
+    suspect's request; `vet` says why a session's fix is refused ("": kept; the walk goes on
+    after a refused one). The last attempt with a result is the one to report."""
     started = clock()
     attempts: list[SuspectAttempt] = []
     built: dict[int, DebugRequest | str] = {}  # suspect number -> its request, or why none
@@ -182,6 +204,8 @@ def repair_suspects(
             if on_start is not None:
                 on_start(attempt)
             attempt.result = run(suspect, attempt.request)
+            if attempt.result.success and vet is not None and (why := vet(attempt)):
+                attempt.refuse(why)
             if attempt.result.success or attempt.result.stop_reason == "cancelled":
                 return attempts
     return attempts
@@ -258,10 +282,13 @@ def search_evidence(attempts: Sequence[SuspectAttempt]) -> dict[str, int]:
 
 def _gain(attempt: SuspectAttempt) -> int:
     """How many more of its failing tests passed with its session's best edit than without;
-    0 for a session beside another function's edit (its gain is the pair's)."""
+    0 for a session beside another function's edit (its gain is the pair's) and for a
+    refused fix."""
     result = attempt.result
     if result is None or result.chosen_after is None or attempt.base is not None:
         return 0
+    if attempt.refused:
+        return 0  # its edit passed by breaking the function's own tests: no evidence
     return max(0, result.chosen_after.passed - result.chosen_before.passed)
 
 
