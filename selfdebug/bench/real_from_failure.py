@@ -118,8 +118,10 @@ def solve_from_failure(
                 for path, text in shown.fix_files().items()
                 if path != request.file
             }
-            if shown.refused:
-                return outcome  # the walk refused its fix (own_tests_refusal): none offered
+            if shown.refused:  # the walk refused its fix (own_tests_refusal): none offered
+                outcome.has_candidate, outcome.found_by = False, ""
+                outcome.discovery_note += f"\nrefused: {shown.refused}"
+                return outcome
             score_result(outcome, result, shown.suspect.file, request.tests, Path(tmp), env,
                          settings, options, also)  # fmt: skip
             if shown.base is not None and outcome.verdict == "correct":
