@@ -102,14 +102,16 @@ def rank_case(
 def _rank_after_search(
     found: FailureLocalization, root: Path, runner: ProjectRunner, wanted: str
 ) -> int | None:
-    """The walk's edit-search stage on `found`'s top suspects (no model), then where `wanted`
-    ranks once the suspects where its edits made failing tests pass go first."""
+    """The walk's edit-search stage on `found`'s top suspects (no model; a fix that breaks its
+    function's own tests refused, as the walk does), then where `wanted` ranks once the
+    suspects where its edits made failing tests pass go first."""
     from selfdebug.server.backends.no_model import NoModelBackend
     from selfdebug.server.engine import run_session
-    from selfdebug.server.engine.request import build_request
+    from selfdebug.server.engine.request import build_request, choose_tests
     from selfdebug.server.engine.suspects.rank import rank_of
     from selfdebug.server.engine.suspects.repair import (
         failing_tests_for,
+        own_tests_refusal,
         ranked_by_evidence,
         repair_suspects,
     )
@@ -122,7 +124,16 @@ def _rank_after_search(
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
         return run_session(request, NoModelBackend(), runner=runner)
 
-    attempts = repair_suspects(found, build, run, model_tried=0)
+    def discover(file: Path, qualname: str) -> list[str]:
+        return choose_tests(file, qualname, root, cwd=root, runner=runner).tests
+
+    attempts = repair_suspects(
+        found,
+        build,
+        run,
+        model_tried=0,
+        vet=lambda attempt: own_tests_refusal(attempt, runner, root, discover),
+    )
     return rank_of(wanted, ranked_by_evidence(found.suspects, attempts))
 
 
