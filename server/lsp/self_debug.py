@@ -143,17 +143,10 @@ class SessionRun:
     folder: Path  # the report and the transcript
 
     @classmethod
-    def of(
-        cls,
-        snapshot: FunctionSnapshot,
-        root: Path,
-        tests: list[str],
-        guard: list[str] | None = None,
-    ) -> SessionRun:
-        """A session on `tests`, guarded by `guard`, by default their whole files."""
+    def of(cls, snapshot: FunctionSnapshot, root: Path, tests: list[str]) -> SessionRun:
+        """A session on `tests`, guarded by their whole files."""
         folder = report.new_session_dir(snapshot.qualname)
-        wider = default_wider_tests(tests) if guard is None else guard
-        return cls(snapshot, root, tests, wider, folder)
+        return cls(snapshot, root, tests, default_wider_tests(tests), folder)
 
 
 async def load_backend(
