@@ -107,7 +107,7 @@ def _rank_after_search(
     suspects where its edits made failing tests pass go first."""
     from selfdebug.server.backends.no_model import NoModelBackend
     from selfdebug.server.engine import run_session
-    from selfdebug.server.engine.request import build_request, choose_tests
+    from selfdebug.server.engine.request import build_request
     from selfdebug.server.engine.suspects.rank import rank_of
     from selfdebug.server.engine.suspects.repair import (
         failing_tests_for,
@@ -124,15 +124,12 @@ def _rank_after_search(
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
         return run_session(request, NoModelBackend(), runner=runner)
 
-    def discover(file: Path, qualname: str) -> list[str]:
-        return choose_tests(file, qualname, root, cwd=root, runner=runner).tests
-
     attempts = repair_suspects(
         found,
         build,
         run,
         model_tried=0,
-        vet=lambda attempt: own_tests_refusal(attempt, runner, root, discover),
+        vet=lambda attempt: own_tests_refusal(attempt, runner, root),
     )
     return rank_of(wanted, ranked_by_evidence(found.suspects, attempts))
 

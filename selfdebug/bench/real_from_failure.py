@@ -33,7 +33,7 @@ def solve_from_failure(
     """Clone, install, find the failing test, localize, repair the suspects, score."""
     from selfdebug.bench.real_check import run_judge
     from selfdebug.bench.real_repair import copy_result, environment, runner_settings, score_result
-    from selfdebug.server.engine.request import build_request, choose_tests
+    from selfdebug.server.engine.request import build_request
     from selfdebug.server.engine.suspects.localize import localize_failure
     from selfdebug.server.engine.suspects.rank import rank_of
     from selfdebug.server.engine.suspects.repair import (
@@ -68,11 +68,6 @@ def solve_from_failure(
                 outcome.suspect_rank = rank_of(wanted, found.suspects)
                 outcome.discovery_note = found.error or "\n".join(found.table(5))
 
-                def discover(file: Path, qualname: str) -> list[str]:
-                    return choose_tests(
-                        file, qualname, work, settings=settings, cwd=work, runner=runner
-                    ).tests
-
                 def build(suspect: Suspect) -> DebugRequest:
                     return build_request(
                         work / suspect.file,
@@ -96,7 +91,7 @@ def solve_from_failure(
                     build,
                     run,
                     budget_s=budget,
-                    vet=lambda attempt: own_tests_refusal(attempt, runner, work, discover),
+                    vet=lambda attempt: own_tests_refusal(attempt, runner, work),
                 )
                 after = ranked_by_evidence(found.suspects, attempts)
                 outcome.evidence_rank = rank_of(wanted, after)

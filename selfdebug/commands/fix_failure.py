@@ -76,7 +76,7 @@ def _localize_and_repair(
     console: Console,
 ) -> int:
     from selfdebug.server.backends.base import BackendConfigError
-    from selfdebug.server.engine import build_request, choose_tests
+    from selfdebug.server.engine import build_request
     from selfdebug.server.engine.suspects.localize import localize_failure
     from selfdebug.server.engine.suspects.repair import (
         FAILURE_BUDGET_S,
@@ -104,9 +104,6 @@ def _localize_and_repair(
     except BackendConfigError as error:
         return _fail(str(error))
 
-    def discover(file: Path, qualname: str) -> list[str]:
-        return choose_tests(file, qualname, root, cwd=root, runner=runner).tests
-
     def build(suspect: Suspect) -> DebugRequest:
         file = root / suspect.file
         tests = failing_tests_for(found, suspect)
@@ -130,7 +127,7 @@ def _localize_and_repair(
             run,
             budget_s=budget,
             on_start=on_start,
-            vet=lambda attempt: own_tests_refusal(attempt, runner, root, discover),
+            vet=lambda attempt: own_tests_refusal(attempt, runner, root),
         )
     except RuntimeError as error:
         print(f"selfdebug fix: the session failed: {error}", file=sys.stderr)

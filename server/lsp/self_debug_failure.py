@@ -26,7 +26,7 @@ from pygls.uris import from_fs_path
 
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.modes import Mode
-from selfdebug.server.engine.request import RequestError, choose_tests
+from selfdebug.server.engine.request import RequestError
 from selfdebug.server.engine.suspects.localize import FailureLocalization
 from selfdebug.server.engine.suspects.rank import Suspect
 from selfdebug.server.engine.suspects.repair import (
@@ -118,7 +118,6 @@ async def _debug_failure(
     backend = await load_backend(ls, settings, mode, job)
     runs: dict[str, SessionRun] = {}  # by suspect, those whose text the editor gave
     sessions: dict[str, Callable[[DebugRequest], DebugResult]] = {}
-
     for suspect in found.suspects[:SUSPECTS_TRIED]:
         try:
             snapshot = await resolve_async(ls, _suspect_target(root, suspect))
@@ -145,11 +144,7 @@ async def _debug_failure(
     def vet(attempt: SuspectAttempt) -> str:
         job.report_threadsafe(f"checking the fix with the tests of `{attempt.suspect.qualname}`")
         with ls.runners.lend(root, runner_settings(settings)) as runner:
-
-            def discover(file: Path, qualname: str) -> list[str]:
-                return choose_tests(file, qualname, root, None, cwd=root, runner=runner).tests
-
-            return own_tests_refusal(attempt, runner, root, discover)
+            return own_tests_refusal(attempt, runner, root)
 
     attempts = await ls.in_worker(
         repair_suspects,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from selfdebug.server.engine.request import MAX_CHOSEN, RequestError
+from selfdebug.server.engine.request import MAX_CHOSEN, RequestError, choose_tests
 from selfdebug.server.engine.suspects.localize import FailureLocalization
 from selfdebug.server.engine.suspects.rank import Suspect
 from selfdebug.server.engine.types import DebugRequest, DebugResult
@@ -88,7 +88,6 @@ def own_tests_refusal(
     attempt: SuspectAttempt,
     runner: ProjectRunner,
     root: Path,
-    discover: Callable[[Path, str], Sequence[str]],
 ) -> str:
     """Why the walk refuses `attempt`'s fix: tests that exercise its function, as discovery
     finds them when the function is given, pass on the code as it is and fail with the fix;
@@ -96,11 +95,12 @@ def own_tests_refusal(
     tests and their files, and an edit that passes them by breaking what the function's own
     tests check passes there (a test helper in the package made to accept anything). Checked
     once a fix, not for every edit: beside a single failing test, hundreds of edits pass, and
-    running more tests for each made a walk minutes longer. `discover(file, qualname)`: the
-    caller's discovery (`choose_tests` in its runner), RequestError when it finds none."""
+    running more tests for each made a walk minutes longer. Discovery runs in `runner`."""
     suspect = attempt.suspect
     try:
-        own = list(discover(root / suspect.file, suspect.qualname))[:MAX_CHOSEN]
+        file = root / suspect.file
+        own = choose_tests(file, suspect.qualname, root, cwd=root, runner=runner).tests
+        own = own[:MAX_CHOSEN]
     except RequestError:
         return ""
     before = runner.run(own)
