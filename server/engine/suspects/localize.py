@@ -72,8 +72,6 @@ def localize_failure(
         if not t.ok
     ]
     evidence = FailureEvidence(
-        frames=[f for frames in inside for f in frames],
-        last_frames=[frames[-1] for frames in inside if frames],
         tracebacks=inside,
         failing_lines=[t.frames[0].code for t in run.tests if not t.ok and t.frames],
         test_lines=[line for t in run.tests if not t.ok for line in _test_lines(t, root)],

@@ -67,11 +67,19 @@ class Suspect:
 class FailureEvidence:
     """What the failing tests' own reports say: their project frames and the failing lines."""
 
-    frames: Sequence[Frame] = ()  # paths relative to the root, "/"
-    last_frames: Sequence[Frame] = ()  # each failing test's innermost frame in the root
-    tracebacks: Sequence[Sequence[Frame]] = ()  # each failing test's frames in the root
+    # each failing test's frames inside the root, outermost first; paths relative to it, "/"
+    tracebacks: Sequence[Sequence[Frame]] = ()
     failing_lines: Sequence[str] = ()  # the source of the line each failing test stopped at
     test_lines: Sequence[str] = ()  # the failing tests' own lines, from their `def` to there
+
+    @property
+    def frames(self) -> list[Frame]:
+        return [frame for traceback in self.tracebacks for frame in traceback]
+
+    @property
+    def last_frames(self) -> list[Frame]:
+        """Each failing test's innermost frame in the root."""
+        return [traceback[-1] for traceback in self.tracebacks if traceback]
 
 
 def function_spans(source: str) -> list[tuple[str, int, int, int]]:
