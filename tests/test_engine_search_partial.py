@@ -107,13 +107,32 @@ def test_the_model_starts_from_the_partial_edit_when_the_rest_is_no_small_edit(
     root = make_project(tmp_path, buggy)
     answer = f"Bug: the underline block reads `bold`.\n```python\n{FIXED}```\n"
     backend = ScriptedBackend([answer])
-    result = run_session(request(root, mode="auto"), backend, runner=runner_for(root))
+    no_local_edits = request(root, mode="auto", model_edits_s=0)
+    result = run_session(no_local_edits, backend, runner=runner_for(root))
     assert len(backend.requests) == 1
     prompt = prompt_text(backend, 0)
     assert "bits.append(3 if italic else 23)" in prompt  # the partial edit is in what it reads
     assert "3/4 pass" in prompt and "FAILED test_codes.py::test_underline" in prompt
     assert "FAILED test_codes.py::test_italic" not in prompt
     assert result.success and result.fixed_file == FIXED and result.found_by == ""
+
+
+def test_the_models_local_edits_start_from_the_partial_edit(tmp_path, runner_for):
+    """The line the search could not mend is a hole in the partially fixed function: the
+    model's answer there is judged with the partial edit in place, and the fix holds both."""
+    buggy = CODES.replace("4 if bold else 24", "24 if bold else 4")
+    root = make_project(tmp_path, buggy)
+    backend = ScriptedBackend(["bits.append(4 if underline else 24)"], prompt_form="completion")
+    auto = request(root, mode="auto", model_edit_samples=1, generated_inputs=0)
+    result = run_session(auto, backend, runner=runner_for(root))
+    assert result.success, result.error
+    assert result.fixed_file == FIXED
+    assert result.found_by.startswith("the model at line 8 (sample 1 of 1)")
+    assert "on the search's partial edit" in result.found_by
+    prefix, _suffix = backend.requests[0].infill or ["", ""]
+    assert "bits.append(3 if italic else 23)" in prefix  # the hole is in the partial fix
+    assert all(r.infill is not None for r in backend.requests)  # no whole-function turn
+    assert (root / "codes.py").read_text() == buggy
 
 
 def test_a_partial_edit_must_fix_some_failing_tests_and_break_none():

@@ -167,6 +167,7 @@ class Session:
         self._runs: dict[tuple[str, str], RunResult] = {}  # (chosen|wider, program) -> result
         self._sample_turn = 0  # the turn whose calls sample (a program repeated the turn before)
         self.search_step: SearchStep | None = None  # issue 13: localization (+ edit search)
+        self.partial: search_host.PartialStart | None = None  # the search's partial fix, run
         self.found_by = ""
         self.near_misses = 0  # edit searches run on the model's near misses
         self.fix_caveat = ""  # the proposed search or local edit's caveat (see _adopt)
@@ -518,21 +519,28 @@ class Session:
         return "no_improvement" if self.request.mode == "search" else None
 
     def _local_edits(self) -> bool:
-        """`auto`, when the search found nothing to propose: the model's local edits at the
-        suspicious lines (model_edits/); True when one is the fix."""
-        step = self.search_step
+        """`auto`, when the search found no fix: the model's local edits at the suspicious
+        lines (model_edits/), on the function as it is or, when the search fixed part of it
+        (a bug at two places), on that partial fix; True when one is the fix."""
+        step, version = self.search_step, None
+        if self.best is not None:  # the search's partial fix: the edits start from it
+            start = self.partial
+            step = start.second if start is not None else None
+            version = start.version if start is not None else None
+            if version is None:
+                return False
         if (
             self.request.mode != "auto"
             or self.request.model_edits_s <= 0
-            or self.best is not None  # the search's partial fix: the model starts from it
             or step is None
             or step.localization is None
             or step.ambiguous  # the tests cannot choose among edits already
         ):
             return False
-        self._emit("model edits at the suspicious lines")
+        on = " of the search's partial fix" if version is not None else ""
+        self._emit(f"model edits at the suspicious lines{on}")
         found = model_edits.for_session(
-            self, self.backend, step.localization, self.model.usage, (Cancelled, _Stop)
+            self, self.backend, step.localization, self.model.usage, (Cancelled, _Stop), version
         )
         if found is not None and found.search is not None:
             self.refused += [f"model local edit: {why}" for why in found.search.refused]
@@ -548,6 +556,7 @@ class Session:
         far, shown as the function with its remaining failures)."""
         self._check()
         start = search_host.partial_start(self, step, (Cancelled, _Stop))
+        self.partial = start
         if start is None:
             return False
         if self._adopt(start.fix):

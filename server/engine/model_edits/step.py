@@ -255,14 +255,16 @@ def for_session(
     localization: Localization,
     usage: Usage,
     passthrough: tuple[type[BaseException], ...],
+    version: search_host.Version | None = None,
 ) -> SearchStep | None:
-    """The step on the session's function as it is, its model calls added to `usage` (the
-    session's); None when it failed (recorded: the session goes on to the model's other
+    """The step on the session's function as it is, or on `version` of it (the search's
+    partial fix: `localization` is then that version's), its model calls added to `usage`
+    (the session's); None when it failed (recorded: the session goes on to the model's other
     steps). `passthrough`: what stops the session."""
     request = host.request
     settings = ModelEditSettings(budget_s=request.model_edits_s, samples=request.model_edit_samples)
     try:
-        context = search_host.context_for(host)
+        context = version.context(host) if version is not None else search_host.context_for(host)
         step, stats = model_edit_step(context, localization, backend, settings)
     except passthrough:
         raise

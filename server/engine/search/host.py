@@ -170,38 +170,67 @@ def near_miss_fix(
     return step.fix if step is not None else None
 
 
+@dataclass(frozen=True)
+class Version:
+    """Another version of the session's function: a model's near miss or the search's partial
+    fix, which a second search (or the model's local edits) starts from."""
+
+    source: str  # the file's text with it
+    target: TargetFunction
+    run: RunResult  # its chosen tests' run
+    changed: list[int]  # its lines that differ from the original (file lines of this version)
+    found_on: str  # what it is, for `found_by` ("the search's partial edit (...)")
+
+    @classmethod
+    def of(cls, host: SearchHost, new_source: str, run: RunResult, found_on: str) -> Version | None:
+        """None when its function cannot be found again in `new_source`."""
+        try:
+            target = locate(new_source, host.target.qualname)
+        except Exception:
+            return None
+        changed = changed_lines(host.target, target.code, target.start_line + 1)
+        return cls(new_source, target, run, changed, found_on)
+
+    def context(self, host: SearchHost) -> search.SearchContext:
+        """The search's view of this version: its changed lines first."""
+        return context_for(
+            host,
+            source=self.source,
+            target=self.target,
+            chosen_before=self.run,
+            first_lines=self.changed,
+            found_on=self.found_on,
+        )
+
+
 def search_on_version(
     host: SearchHost, new_source: str, run: RunResult, found_on: str, event: str
 ) -> search.SearchStep | None:
     """The edit search on another version of the function (its file text `new_source`, its
     chosen run `run`: a model's near miss or the search's partial fix), the lines it changed
     first (numbered in that version); None when its function cannot be found again."""
-    try:
-        target = locate(new_source, host.target.qualname)
-    except Exception:
+    version = Version.of(host, new_source, run, found_on)
+    if version is None:
         return None
-    first_line = target.start_line + 1
-    lines = changed_lines(host.target, target.code, first_line)
-    host.record(event, passed=f"{run.passed}/{run.total}", lines=lines)
-    context = context_for(
-        host,
-        source=new_source,
-        target=target,
-        chosen_before=run,
-        first_lines=lines,
-        found_on=found_on,
-    )
-    return search.search_step(context, search=True)
+    host.record(event, passed=f"{run.passed}/{run.total}", lines=version.changed)
+    return search.search_step(version.context(host), search=True)
 
 
 @dataclass
 class PartialStart:
-    """The search's partial fix, run afresh: what the model is shown instead of the original."""
+    """The search's partial fix, run afresh: what the model is shown instead of the original,
+    and where its local edits start (a bug at two places: the search fixed one)."""
 
     code: str  # the function with the partial edit
     candidate: Candidate
     run: RunResult
-    fix: search.VerifiedFix | None  # the second search finished it
+    version: Version | None  # None when its function could not be found again
+    second: search.SearchStep | None  # the search on it; None when it failed
+
+    @property
+    def fix(self) -> search.VerifiedFix | None:
+        """The second search finished it."""
+        return self.second.fix if self.second is not None else None
 
 
 def partial_start(
@@ -228,11 +257,14 @@ def partial_start(
         explanation=f"edit search (part of a fix): {partial.describe()}",
     )
     found_on = f"the search's partial edit ({partial.edit.describe()})"
-    try:
-        second = search_on_version(host, new_source, run, found_on, "partial_search")
-    except passthrough:
-        raise
-    except Exception as error:
-        host.record("search_failed", error=f"{type(error).__name__}: {error}")
-        second = None
-    return PartialStart(partial.edit.code, candidate, run, second.fix if second else None)
+    version = Version.of(host, new_source, run, found_on)
+    second = None
+    if version is not None:
+        host.record("partial_search", passed=f"{run.passed}/{run.total}", lines=version.changed)
+        try:
+            second = search.search_step(version.context(host), search=True)
+        except passthrough:
+            raise
+        except Exception as error:
+            host.record("search_failed", error=f"{type(error).__name__}: {error}")
+    return PartialStart(partial.edit.code, candidate, run, version, second)
