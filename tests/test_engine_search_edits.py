@@ -466,3 +466,19 @@ def test_a_method_names_its_own_class_at_run_time_and_a_static_one_does_not():
     assert not generate_edits(static, 1, {3: 0}, classes={"own-class-name"}, class_name="Box")
     plain = "def make(x):\n    return Box(x)\n"
     assert not generate_edits(plain, 1, {2: 0}, classes={"own-class-name"})
+
+
+def test_a_one_element_list_is_guarded_as_a_whole_value_and_parenthesized_as_an_operand():
+    code = (
+        "def pieces(self, extra, rest):\n"
+        "    rv = [self.metavar]\n"
+        "    both = [extra] + rest\n"
+        "    [first] = rest\n"
+        "    return [*rest]\n"
+    )
+    edits = generate_edits(code, 1, dict.fromkeys(range(1, 6), 0), classes={"empty-guarded-list"})
+    made = {e.code.splitlines()[e.line - 1].strip() for e in edits}
+    assert made == {
+        "rv = [self.metavar] if self.metavar else []",
+        "both = ([extra] if extra else []) + rest",
+    }  # a stored list and a starred element are not values to guard

@@ -513,6 +513,36 @@ def _other_return(value: ast.expr, scope: _Scope) -> Iterator[Change]:
             yield "other-returned-name", start, end, name
 
 
+def _emptied_list(node: ast.AST, scope: _Scope) -> Iterator[Change]:
+    """`[x]` -> `[x] if x else []`: a one-element list that should be empty when its element
+    is (an empty chunk, a missing name), the condition the element itself or a name it reads
+    (`[get(op)] if op else []`). A list that is stored to, or has a starred element, is no
+    value to guard."""
+    if not isinstance(node, ast.List) or not isinstance(node.ctx, ast.Load):
+        return
+    if len(node.elts) != 1 or isinstance(node.elts[0], ast.Starred):
+        return
+    element = node.elts[0]
+    text = scope.text
+    called = {id(n.func) for n in ast.walk(element) if isinstance(n, ast.Call)}
+    names = [
+        n.id
+        for n in ast.walk(element)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in called
+        and n.id in scope.local_names
+    ]  # fmt: skip
+    start, end = text.span(node)
+    parent = scope.parents.get(node)
+    bare = isinstance(parent, _WHOLE_VALUE) and getattr(parent, "func", None) is not node
+    for condition in dict.fromkeys([text.of(element), *names]):
+        guarded = f"{text.of(node)} if {condition} else []"
+        yield "empty-guarded-list", start, end, guarded if bare else f"({guarded})"
+
+
+# where a conditional expression needs no parentheses: a whole value, not an operand
+_WHOLE_VALUE = (ast.Assign, ast.AnnAssign, ast.Return, ast.keyword, ast.Call, ast.Dict, ast.Expr)
+
+
 _BY_KIND = {
     ast.BinOp: _binop_changes,
     ast.Compare: _compare_changes,
@@ -524,6 +554,7 @@ _BY_KIND = {
     ast.Call: _call_changes,
     ast.Subscript: _subscript_changes,
     ast.Assign: _unpacking_changes,
+    ast.List: _emptied_list,
 }
 
 

@@ -518,6 +518,54 @@ def loseConnection(self):
             2,
         ),
     ),
+    "empty-guarded-list": (
+        _e(
+            "encode/httpx@420911bc693e:httpx/_decoders.py::ByteChunker.decode",
+            """\
+def decode(self, content):
+    if self._chunk_size is None:
+        return [content]
+    self._buffer.write(content)
+""",
+            """\
+def decode(self, content):
+    if self._chunk_size is None:
+        return [content] if content else []
+    self._buffer.write(content)
+""",
+            3,
+        ),
+        _e(
+            "encode/httpx@1e110964736a:httpx/_decoders.py::TextChunker.decode",
+            """\
+def decode(self, content):
+    if self._chunk_size is None:
+        return [content]
+    self._buffer.write(content)
+""",
+            """\
+def decode(self, content):
+    if self._chunk_size is None:
+        return [content] if content else []
+    self._buffer.write(content)
+""",
+            3,
+        ),
+        _e(
+            "davidhalter/jedi@a5cb308d1fc5:functions.py::get_definition",
+            """\
+def get_definition(source, line, column, source_path):
+    op = f.get_operator_under_cursor()
+    scopes = set([keywords.get_operator(op)])
+""",
+            """\
+def get_definition(source, line, column, source_path):
+    op = f.get_operator_under_cursor()
+    scopes = set([keywords.get_operator(op)] if op else [])
+""",
+            3,
+        ),
+    ),
     "none-check": (
         _e(
             "tornadoweb/tornado@f0df94ca6b09:tornado/web.py::RequestHandler.get_cookie",
@@ -1981,6 +2029,7 @@ FOUND: dict[str, tuple[int, int]] = {  # class -> (fix commits, projects) it mak
     "dropped-condition": (23, 17),
     "converted-value": (92, 36),
     "none-test": (24, 17),
+    "empty-guarded-list": (3, 2),  # a search of 90 repositories' histories for the pattern
     "none-check": (19, 11),
     "other-name": (106, 35),
     "other-attribute": (35, 21),

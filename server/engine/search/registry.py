@@ -69,6 +69,9 @@ _CLASSES = (
               evidence="a failing test's TypeError"),
     EditClass("none-test", "a truth test made a None test: `x` -> `x is not None`, `not x` -> "
               "`x is None`", "a condition, or an operand of its `and`/`or`", 2),
+    EditClass("empty-guarded-list", "a one-element list made empty when its element is: "
+              "`[x]` -> `[x] if x else []`, or a name the element reads as the condition",
+              "a one-element list at a ranked line", 3),
     EditClass("none-check", "a missing None check: `C` -> `x is not None and C` or `x is None "
               "or C`, `x` a name the condition reads or a parameter", "the test of an if, elif "
               "or while at a ranked line", 3),
