@@ -456,15 +456,16 @@ def test_search_proposes_nothing_when_edits_at_several_lines_pass(count_project,
 def test_auto_hands_the_undecided_edits_to_the_model(count_project):
     good = COUNT.replace("x > limit", "x >= limit")
     wrong = COUNT.replace("kept = 0", "kept = -1")
-    # first the vote at the two lines (greedy and sampled at each): answers that repeat line 2
+    # first the vote at three lines (greedy and sampled at each; the search went on, its first
+    # survivors differing, and found more at a third): answers that repeat line 2
     # or break line 4's `if` vote for neither, and the edits stay undecided
     backend = ScriptedBackend(
-        ["kept = 0"] * 4
+        ["kept = 0"] * 6
         + [f"Bug: the start.\n```python\n{wrong}```\n", f"Bug: `>`.\n```python\n{good}```\n"]
     )
     result = run_session(count_request(count_project, mode="auto", max_turns=2), backend)
     turns = [i for i, request in enumerate(backend.requests) if request.messages]
-    assert len(turns) == 2 and len(backend.requests) == 6
+    assert len(turns) == 2 and len(backend.requests) == 8
     assert "A search over small edits" not in prompt_text(backend, turns[0])  # from turn 2
     prompt = prompt_text(backend, turns[1])
     assert "A search over small edits found " in prompt and "`>` -> `>=`" in prompt

@@ -231,10 +231,14 @@ def evaluate(
     deadline: float | None = None,
     progress: ProgressFn = _nothing,
     failing_first: Sequence[str] = (),
+    start: int = 0,
+    stop_after: int | None = None,
 ) -> Evaluation:
-    """Judge `edits` in batches, FIRST_BATCH then BATCH per test process."""
+    """Judge `edits` from `start` in batches, FIRST_BATCH then BATCH per test process, until
+    `stop_after` pass (settings.stop_after by default; 0: judge them all)."""
     found = Evaluation()
-    start = 0
+    stop_after = settings.stop_after if stop_after is None else stop_after
+    first = start
     full = 0
     progress(f"tried 0/{len(edits)} edits", 0.0)
     while start < len(edits):
@@ -245,7 +249,7 @@ def evaluate(
         if remaining is not None and remaining <= 0:
             found.stop = "time_budget"
             return found
-        size = FIRST_BATCH if start == 0 else BATCH
+        size = FIRST_BATCH if start == first else BATCH
         batch = edits[start : start + size]
         codes = [CandidateCode(start + i, e.code, first_line) for i, e in enumerate(batch)]
         judged = searcher.judge(
@@ -254,7 +258,7 @@ def evaluate(
             wider,
             cancel=cancel,
             timeout_s=remaining,
-            stop_after=max(0, settings.stop_after - full),
+            stop_after=max(0, stop_after - full),
             per_candidate={
                 "min_timeout_s": settings.min_candidate_timeout_s,
                 "max_timeout_s": settings.max_candidate_timeout_s,
@@ -269,7 +273,7 @@ def evaluate(
         full += sum(passes(v, must_pass, found.unsteady) for v in judged.verdicts.values())
         start += len(batch)
         tried = len(found.verdicts)
-        progress(f"tried {tried}/{len(edits)} edits", tried / max(1, len(edits)))
+        progress(f"tried {first + tried}/{len(edits)} edits", (first + tried) / max(1, len(edits)))
         if judged.cancelled:
             found.stop = "cancelled"
             return found
@@ -279,7 +283,7 @@ def evaluate(
         if judged.error:
             found.stop, found.error = "error", judged.error
             return found
-        if settings.stop_after and full >= settings.stop_after:
+        if stop_after and full >= stop_after:
             found.stop = "found"
             break
     return found
@@ -385,7 +389,7 @@ class SurvivorVerdict:
 
 
 def judge_survivors(
-    context: SearchContext, searcher: SearchRunner, kept: Sequence[Survivor]
+    context: SearchContext, searcher: SearchRunner, kept: Sequence[Survivor], *, vote: bool = True
 ) -> SurvivorVerdict:
     """The distinct programs among `kept` (best first; a pair whose part passes alone is
     left out: its other change is not needed), run with the original on generated
@@ -450,7 +454,7 @@ def judge_survivors(
             "one that keeps every result the original returned (it answers only where the "
             "original raised or did not finish)"
         )
-    elif (preferred := _preferred(context, searcher, behaviours)) is not None:
+    elif vote and (preferred := _preferred(context, searcher, behaviours)) is not None:
         pick, why = preferred
         verdict.rule = "the model's choice"
         verdict.caveat = _differ(check, keys, firsts)
@@ -663,20 +667,30 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     edits = candidate_edits(context.target, lines, context.settings, expected)
     edits, refused = refuse_overfitting(context, edits)
     judging = Judging.of(context)
-    judged = evaluate(
-        searcher,
-        edits,
-        context.chosen,
-        judging.wider,
-        first_line=context.target.start_line + 1,
-        must_pass=judging.must_pass,
-        settings=context.settings,
-        cancel=context.cancel,
-        deadline=context.deadline,
-        progress=context.progress,
-        failing_first=judging.failing_before,
-    )
-    conclude(context, searcher, step, edits, judged, judging, started, refused)
+
+    def judge_from(start: int, stop_after: int | None = None) -> Evaluation:
+        return evaluate(
+            searcher,
+            edits,
+            context.chosen,
+            judging.wider,
+            first_line=context.target.start_line + 1,
+            must_pass=judging.must_pass,
+            settings=context.settings,
+            cancel=context.cancel,
+            deadline=context.deadline,
+            progress=context.progress,
+            failing_first=judging.failing_before,
+            start=start,
+            stop_after=stop_after,
+        )
+
+    judged = judge_from(0)
+
+    def more(start: int) -> Evaluation:
+        return judge_from(start, stop_after=0)
+
+    conclude(context, searcher, step, edits, judged, judging, started, refused, more)
     return step
 
 
@@ -713,10 +727,82 @@ def conclude(
     judging: Judging,
     started: float,
     refused: list[str],
+    more: Callable[[int], Evaluation] | None = None,
 ) -> None:
     """From the verdicts on `edits` to `step`'s answer: the survivors ranked, run against each
     other on generated inputs, the chosen one verified afresh (`step.fix`), or the undecided
-    ones (`step.ambiguous`), or the best partial edit. Raises Cancelled when judging was."""
+    ones (`step.ambiguous`), or the best partial edit. Raises Cancelled when judging was.
+
+    `more(start)` judges the edits from `start` on that an early stop left untried. When the
+    first survivors disagree and the tests cannot choose, the intended fix may be a bigger
+    edit than any of them (HumanEvalFix/145: every one-token edit that passes is wrong, the fix
+    drops a term): the rest are judged too, before the session's preference (the model's vote)
+    chooses among them all."""
+    kept, wider_passed_before = _survivors(context, step, edits, judged, judging, started, refused)
+    untried = max(judged.verdicts, default=-1) + 1
+    can_go_on = (
+        more is not None
+        and context.prefer is not None  # without a vote, more survivors decide nothing
+        and judged.stop == "found"
+        and untried < len(edits)
+    )
+    verdict = judge_survivors(context, searcher, kept, vote=not can_go_on)
+    if can_go_on and more is not None and verdict.rule in ("ambiguous", "one line"):
+        if verdict.rule == "ambiguous":
+            context.event("search_goes_on", tried=untried, total=len(edits),
+                          why="the survivors differ and the tests cannot choose")  # fmt: skip
+            _extend(judged, more(untried))
+            kept, wider_passed_before = _survivors(
+                context, step, edits, judged, judging, started, refused
+            )
+        verdict = judge_survivors(context, searcher, kept)  # with the vote
+    if not kept and (judging.passed_before or wider_passed_before):  # else any lucky edit would do
+        partials = rank_partials(
+            edits,
+            judged.verdicts,
+            judging.failing_before,
+            judging.passed_before | wider_passed_before,
+        )
+        step.partial = partials[0] if partials else None
+        if partials:
+            context.event("search_partial", edits=[p.describe() for p in partials[:5]])
+    if verdict.rule:
+        context.event(
+            "survivors_judged",
+            rule=verdict.rule,
+            groups=verdict.groups[:10],
+            chosen=[s.edit.describe() for s in verdict.chosen[:3]],
+            flaws=list(verdict.flaws.values())[:5],
+            agreement=verdict.agreement,
+        )
+    step.ambiguous, step.crosscheck = verdict.ambiguous, verdict.check
+    step.separation, step.agreement = verdict.separation, verdict.agreement
+    step.caveat = verdict.caveat
+    if step.ambiguous:
+        context.event(
+            "search_ambiguous",
+            lines=sorted({n for s in step.ambiguous for n in s.edit.lines}),
+            edits=[s.edit.describe() for s in step.ambiguous[:10]],
+            separation=verdict.separation,
+        )
+        return
+    for survivor in verdict.chosen[:3]:
+        step.fix = _verify(context, survivor.edit, verdict.notes(survivor))
+        if step.fix is not None:
+            break
+
+
+def _survivors(
+    context: SearchContext,
+    step: SearchStep,
+    edits: Sequence[Edit],
+    judged: Evaluation,
+    judging: Judging,
+    started: float,
+    refused: list[str],
+) -> tuple[list[Survivor], set[str]]:
+    """The survivors that break no wider test, simplest first (`step.search` records all), and
+    the wider tests that passed before. Raises Cancelled when judging was."""
     # a test that fails on a re-run of the unchanged function in one process says nothing of
     # an edit there; the winner's fresh-process run below still runs it
     wider_ids = judged.wider_ids
@@ -748,42 +834,16 @@ def conclude(
     )
     if result.stop == "cancelled":
         raise Cancelled(context.cancel.reason or "cancelled")
-    kept = simplest_first([s for s in survivors if not s.breaks_wider])
-    if not kept and (judging.passed_before or wider_passed_before):  # else any lucky edit would do
-        partials = rank_partials(
-            edits,
-            judged.verdicts,
-            judging.failing_before,
-            judging.passed_before | wider_passed_before,
-        )
-        step.partial = partials[0] if partials else None
-        if partials:
-            context.event("search_partial", edits=[p.describe() for p in partials[:5]])
-    verdict = judge_survivors(context, searcher, kept)
-    if verdict.rule:
-        context.event(
-            "survivors_judged",
-            rule=verdict.rule,
-            groups=verdict.groups[:10],
-            chosen=[s.edit.describe() for s in verdict.chosen[:3]],
-            flaws=list(verdict.flaws.values())[:5],
-            agreement=verdict.agreement,
-        )
-    step.ambiguous, step.crosscheck = verdict.ambiguous, verdict.check
-    step.separation, step.agreement = verdict.separation, verdict.agreement
-    step.caveat = verdict.caveat
-    if step.ambiguous:
-        context.event(
-            "search_ambiguous",
-            lines=sorted({n for s in step.ambiguous for n in s.edit.lines}),
-            edits=[s.edit.describe() for s in step.ambiguous[:10]],
-            separation=verdict.separation,
-        )
-        return
-    for survivor in verdict.chosen[:3]:
-        step.fix = _verify(context, survivor.edit, verdict.notes(survivor))
-        if step.fix is not None:
-            break
+    return simplest_first([s for s in survivors if not s.breaks_wider]), wider_passed_before
+
+
+def _extend(judged: Evaluation, more: Evaluation) -> None:
+    """`more`'s verdicts (on later edits of the same list) added to `judged`."""
+    judged.verdicts.update(more.verdicts)
+    judged.chosen_ids = more.chosen_ids or judged.chosen_ids
+    judged.wider_ids = more.wider_ids or judged.wider_ids
+    judged.unsteady |= more.unsteady
+    judged.stop, judged.error = more.stop, more.error or judged.error
 
 
 def refuse_overfitting(context: SearchContext, edits: list[Edit]) -> tuple[list[Edit], list[str]]:

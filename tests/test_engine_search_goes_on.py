@@ -1,0 +1,69 @@
+"""When the search's first survivors differ and the tests cannot choose, the fix may be a bigger
+edit than any of them: the search judges the rest of its edits before the model's vote chooses
+among them all. Real pytest runs; a scripted model writes the line at the vote's holes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from selfdebug.server.backends.scripted import ScriptedBackend
+from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.transcript import read_transcript
+
+# One weak test: `0` -> `1` at line 2 and `-` -> `*` at line 4 pass it too, and come first.
+SCALED = """def scaled_total(values, factor):
+    total = 0
+    for v in values:
+        total = total + v * factor - factor
+    return total
+"""
+TEST = """from scaled import scaled_total
+
+
+def test_one():
+    assert scaled_total([1], 1) == 1
+"""
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "scaled.py").write_text(SCALED)
+    (root / "test_scaled.py").write_text(TEST)
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    return root
+
+
+def _request(root: Path, transcript: Path, mode: str) -> DebugRequest:
+    return DebugRequest(project_root=root, file=root / "scaled.py", qualname="scaled_total",
+                        tests=["test_scaled.py::test_one"], mode=mode, max_turns=1,
+                        transcript_path=transcript)  # fmt: skip
+
+
+def test_differing_survivors_send_the_search_on_to_the_bigger_edit_the_model_writes(tmp_path):
+    root = _project(tmp_path)
+    transcript = tmp_path / "t.jsonl"
+    backend = ScriptedBackend(["total = total + v * factor"], prompt_form="completion")
+    result = run_session(_request(root, transcript, "auto"), backend)
+    assert result.success, result.error
+    assert result.fixed_function == SCALED.replace(" - factor", "")
+    assert result.found_by == "edit search at line 4"
+    events = read_transcript(transcript)
+    searches = [e for e in events if e["event"] == "search"]
+    assert searches[0]["stop"] == "found" and searches[0]["tried"] < searches[0]["total"]
+    assert [e["event"] for e in events].count("search_goes_on") == 1
+    assert searches[1]["stop"] == "exhausted"
+    judged = next(e for e in events if e["event"] == "survivors_judged")
+    assert judged["rule"] == "the model's choice"
+    assert all(r.infill is not None for r in backend.requests)  # only the vote's holes
+    assert (root / "scaled.py").read_text() == SCALED
+
+
+def test_without_a_vote_the_search_stops_at_its_first_survivors(tmp_path):
+    root = _project(tmp_path)
+    transcript = tmp_path / "t.jsonl"
+    result = run_session(_request(root, transcript, "search"), ScriptedBackend(["unused"]))
+    assert not result.success  # they differ at two lines: nothing proposed
+    events = read_transcript(transcript)
+    assert "search_goes_on" not in [e["event"] for e in events]
+    assert next(e for e in events if e["event"] == "search")["stop"] == "found"
