@@ -363,10 +363,10 @@ def test_the_real_qwen_gguf_fills_a_hole_with_one_line_of_code():
 
 @pytest.mark.skipif(not QWEN_05B_INSTALLED, reason="the 0.5B is not installed")
 def test_the_real_qwen_gguf_votes_among_fixes_the_tests_cannot_tell_apart(tmp_path):
-    """One test, three one-token fixes that pass it and differ elsewhere (`kept = 1` at line 2,
-    `>=` and `<=` at line 4): the search alone proposes none. In `auto` the real model is
-    sampled at both lines, and what it writes itself (`>=`, from the function's name) is the
-    fix proposed."""
+    """One test, one-token fixes that pass it and differ elsewhere (`kept = 1` at line 2,
+    `>=` and `<=` at line 4, `kept` -> `limit` at line 6): the search alone proposes none. In
+    `auto` the real model is sampled at their lines, and what it writes itself (`>=`, from the
+    function's name), or finds most natural, is the fix proposed."""
     from selfdebug.server.backends.assemble import model_path
     from selfdebug.server.backends.llama import LlamaBackend
     from selfdebug.server.backends.models import QWEN_05B
@@ -383,10 +383,34 @@ def test_the_real_qwen_gguf_votes_among_fixes_the_tests_cannot_tell_apart(tmp_pa
     finally:
         backend.close()
     (vote,) = [r for r in read_transcript(tmp_path / "t.jsonl") if r["event"] == "model_preference"]
-    assert vote["lines"] == [2, 4] and vote["samples"] == 8
+    assert vote["lines"] == [2, 4, 6] and vote["samples"] == 12  # the search went on (line 6)
     assert result.success and "if x >= limit:" in (result.fixed_function or "")
     assert "fixes the tests cannot tell apart, the one" in result.explanation
     assert "at line 4 (" in result.explanation  # the model's own answer, or one behaving alike
+
+
+@pytest.mark.skipif(not QWEN_05B_INSTALLED, reason="the 0.5B is not installed")
+def test_the_real_qwen_gguf_scores_the_natural_fill_above_odd_ones():
+    """Through the model worker: each text's mean log-probability as the fill, the line a
+    programmer would write above two that pass for code but read wrong."""
+    from selfdebug.server.backends.assemble import model_path
+    from selfdebug.server.backends.llama import LlamaBackend
+    from selfdebug.server.backends.models import QWEN_05B
+
+    backend = LlamaBackend(model_path(QWEN_05B, notice=None, progress=None), n_ctx=2048)
+    prefix = (
+        'def rectangle_area(width, height):\n    """The area of a width x height rectangle."""\n'
+        "    "
+    )
+    texts = ["return width * height", "return width * width", "return width - height"]
+    try:
+        scores = backend.score_infill(prefix, "\n", texts)
+        again = backend.score_infill(prefix, "\n", texts[:1])
+    finally:
+        backend.close()
+    assert len(scores) == 3 and all(score < 0 for score in scores)
+    assert scores[0] > scores[1] and scores[0] > scores[2]
+    assert abs(again[0] - scores[0]) < 0.05  # the same fill, the same score (cache or not)
 
 
 ACCOUNT = """import functools

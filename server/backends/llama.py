@@ -131,6 +131,27 @@ class LlamaBackend:
         self.usage.add(completion)
         return completion
 
+    def score_infill(
+        self,
+        prefix: str,
+        suffix: str,
+        texts: list[str],
+        cancel: CancelToken | None = None,
+        deadline_s: float = 60.0,
+    ) -> list[float]:
+        """Each text's mean log-probability per token as the model's fill between `prefix` and
+        `suffix` (infill_score.py); InfillUnsupported for a model without FIM tokens."""
+        reply = self.worker().op(
+            "score_infill",
+            deadline_s=deadline_s + 5.0,  # the worker's own guard stops it first
+            cancel=cancel,
+            prefix=prefix,
+            suffix=suffix,
+            texts=texts,
+            budget_s=deadline_s,
+        )
+        return [float(score) for score in reply["scores"]]
+
     def info(self) -> dict[str, Any]:
         """Build and model facts from the worker (loads the model; `selfdebug doctor`)."""
         return dict(self.worker().op("info")["info"])

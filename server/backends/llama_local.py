@@ -162,6 +162,36 @@ class LocalLlama:
         self.usage.add(completion)
         return completion
 
+    def score_infill(
+        self,
+        prefix: str,
+        suffix: str,
+        texts: list[str],
+        cancel: CancelToken | None = None,
+        deadline_s: float | None = 60.0,
+    ) -> list[float]:
+        """Each text's mean log-probability per token as the fill between `prefix` and
+        `suffix` (infill_score.py). Raises InfillUnsupported without FIM tokens."""
+        from selfdebug.server.backends.infill_score import mean_logprobs
+
+        model = self.load()
+        guard = CallGuard(deadline_s, cancel, stall_s=30.0)
+        with guard:
+            prompt = _infill_tokens(model, prefix, suffix)
+            _check_context(model, len(prompt), 256)
+            _acquire(model.call_lock, guard)
+            try:
+                model.active_guard = guard
+                model.llm.lookup = None
+                return mean_logprobs(model, prompt, texts, guard)
+            except (RuntimeError, ValueError) as error:  # llama_decode aborted, or failed
+                if guard.stopped:
+                    raise guard.error(WHAT) from None
+                raise BackendBadResponse(f"llama.cpp failed while scoring: {error}") from None
+            finally:
+                model.active_guard = None
+                model.call_lock.release()
+
     def count_tokens(self, text: str) -> int:
         return len(self.load().llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 

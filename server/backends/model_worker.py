@@ -133,6 +133,15 @@ class Worker:
                 request, cancel=token, on_text=on_text, on_progress=progress
             )
             return {"completion": asdict(completion)}
+        if op == "score_infill":
+            scores = self.model().score_infill(
+                str(message["prefix"]),
+                str(message["suffix"]),
+                [str(text) for text in message["texts"]],
+                cancel=token,
+                deadline_s=float(message.get("budget_s", 60.0)),
+            )
+            return {"scores": scores}
         if op == "info":
             return {"info": self.model().info()}
         if op == "count_tokens":

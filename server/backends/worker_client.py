@@ -152,13 +152,19 @@ class ModelWorker:
         )
         return completion_from(reply["completion"])
 
-    def op(self, name: str, deadline_s: float = 300.0, **fields: Any) -> dict[str, Any]:
-        """A small request: "info" (build and model facts), "reset" (forget the KV prefix),
-        "count_tokens" (text=...)."""
+    def op(
+        self,
+        name: str,
+        deadline_s: float = 300.0,
+        cancel: CancelToken | None = None,
+        **fields: Any,
+    ) -> dict[str, Any]:
+        """A request without streamed text: "info" (build and model facts), "reset" (forget
+        the KV prefix), "count_tokens" (text=...), "score_infill" (prefix=, suffix=, texts=)."""
         return self._call(
             lambda call_id: {"op": name, "id": call_id, **fields},
             deadline_s=deadline_s,
-            cancel=None,
+            cancel=cancel,
             on_text=None,
             while_doing=f"while answering {name!r}",
         )
