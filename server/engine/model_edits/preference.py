@@ -12,8 +12,10 @@ patch to a code model ranks correct patches above merely plausible ones (Xia, We
 ICSE'23; Kolak et al. 2022, "Patch generation with language models: feasibility and
 usefulness").
 
-A behaviour is chosen only with more votes than every other; no vote, or a tie, leaves the
-search's own rule in place. The survivor proposed is the one the model wrote, else the simplest
+A behaviour is chosen only with more votes than every other. No vote, or a tie: when the
+backend can score fills (a local model with FIM tokens), the survivor whose line the model finds
+most natural, relative to the line it replaces, is chosen (naturalness.py); else the search's
+own rule stays in place. The survivor proposed is the one the model wrote, else the simplest
 of the behaviour.
 """
 
@@ -21,10 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from selfdebug.server.backends.base import Backend, Usage
+from selfdebug.server.backends.base import Backend, BackendCancelled, BackendError, Usage
 from selfdebug.server.engine.answers.candidate import program_key
 from selfdebug.server.engine.model_edits.fim_prompt import evidence_from
 from selfdebug.server.engine.model_edits.holes import holes_at
+from selfdebug.server.engine.model_edits.naturalness import InfillScorer, Scored, most_natural
 from selfdebug.server.engine.model_edits.samples import edits_from
 from selfdebug.server.engine.search.edit_search import (
     BehaviourMatch,
@@ -91,6 +94,12 @@ def model_preference(
             if index is not None:
                 by_group[index] = by_group.get(index, 0) + 1
                 alike += 1
+        ranked = sorted(by_group.values(), reverse=True)
+        undecided = not ranked or (len(ranked) > 1 and ranked[0] == ranked[1])
+        scored: list[Scored] = []
+        natural = None
+        if undecided and isinstance(backend, InfillScorer):
+            scored, natural = _scored(context, backend, groups, evidence)
         context.event(
             "model_preference",
             lines=lines,
@@ -98,9 +107,17 @@ def model_preference(
             votes={members[k][1].edit.describe(): n for k, n in exact.items()},
             alike=alike,
             answers=written,
+            natural={s.survivor.edit.describe(): round(s.gain, 3) for s in scored},
         )
-        ranked = sorted(by_group.values(), reverse=True)
-        if not ranked or (len(ranked) > 1 and ranked[0] == ranked[1]):
+        if natural is not None:
+            rivals = [s.gain for s in scored if s.group != natural.group]
+            runner = f", the next fix's {max(rivals):+.2f}" if rivals else ""
+            return natural.survivor, (
+                f"of {len(groups)} fixes the tests cannot tell apart, the one the model finds "
+                f"most natural at line {natural.survivor.edit.line} (its line "
+                f"{natural.gain:+.2f} nats a token against the line it replaces{runner})"
+            )
+        if undecided:
             return None  # no vote, or a tie: the search's rules decide
         best = max(by_group, key=lambda index: by_group[index])
         own = [k for k in exact if members[k][0] == best]
@@ -112,3 +129,20 @@ def model_preference(
         )
 
     return prefer
+
+
+def _scored(
+    context: SearchContext,
+    scorer: InfillScorer,
+    groups: Sequence[Sequence[Survivor]],
+    evidence: Sequence[str],
+) -> tuple[list[Scored], Scored | None]:
+    """naturalness.most_natural, or nothing when the backend cannot score this model (no FIM
+    tokens) or the call failed: the vote then stays undecided, as before."""
+    try:
+        return most_natural(context, scorer, groups, evidence)
+    except BackendCancelled:
+        raise
+    except BackendError as error:
+        context.event("model_preference_scoring_failed", error=str(error))
+        return [], None
