@@ -262,6 +262,23 @@ def test_a_sampled_hole_that_passes_is_judged_like_a_search_edit_and_proposed(tm
     assert result.model_calls == len(backend.requests)
 
 
+def test_the_greedy_answer_is_judged_when_the_budget_ends_while_sampling(tmp_path):
+    """A slow machine: the greedy answer came, the sampled ones ran past the step's time; the
+    answer at hand is not thrown away with them."""
+    from selfdebug.server.backends.base import BackendTimeout
+
+    root = _mean_project(tmp_path / "p")
+    transcript = tmp_path / "t.jsonl"
+    late = BackendTimeout("the local model call did not finish within its 45 s deadline")
+    backend = ScriptedBackend(
+        ["return total / len(xs)"], prompt_form="completion", errors={2: late}
+    )
+    result = run_session(_request(root, transcript, model_edit_samples=4), backend)
+    assert result.success, result.error
+    assert result.found_by.startswith("the model at line 3 (sample 1 of 1)")
+    assert backend.requests[1].temperature > 0  # the sampled call that ran out of time
+
+
 def test_without_fim_tokens_a_chat_model_is_asked_for_the_marked_place_only(tmp_path):
     """A chat model or endpoint without FIM (the first call says so): the function with the
     hole marked, the answer's code block made into the hole's line, judged the same way."""

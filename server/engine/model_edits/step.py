@@ -20,6 +20,7 @@ from selfdebug.server.backends.base import (
     Backend,
     BackendCancelled,
     BackendError,
+    BackendTimeout,
     CompletionRequest,
     InfillUnsupported,
     Usage,
@@ -239,7 +240,12 @@ def _sample(
             stall_s=30.0,
             cold=cold and temperature == 0.0,
         )
-        completion = backend.complete(request, cancel=context.cancel)
+        try:
+            completion = backend.complete(request, cancel=context.cancel)
+        except BackendTimeout:
+            if not texts:
+                raise
+            break  # the budget ran out while sampling: the greedy answer is still judged
         if form == "chat":
             indent = context.target.indent
             texts += [chat_holes.as_infill(text, indent, hole) for text in completion.texts]
