@@ -116,11 +116,7 @@ def model_edit_step(
         )
 
     def merge(offset: int, found: Evaluation) -> int:
-        judged.verdicts.update({offset + i: v for i, v in found.verdicts.items()})
-        judged.chosen_ids = found.chosen_ids or judged.chosen_ids
-        judged.wider_ids = found.wider_ids or judged.wider_ids
-        judged.unsteady |= found.unsteady
-        judged.stop, judged.error = found.stop, found.error or judged.error
+        judged.extend(found, offset)
         return sum(passes(v, judging.must_pass, judged.unsteady) for v in found.verdicts.values())
 
     form = "infill"  # until the backend says it cannot

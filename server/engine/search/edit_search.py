@@ -217,6 +217,14 @@ class Evaluation:
     wider_ids: list[str] = field(default_factory=list)
     unsteady: set[str] = field(default_factory=set)  # wider tests failing on a re-run, unchanged
 
+    def extend(self, more: Evaluation, offset: int = 0) -> None:
+        """`more`'s verdicts added, numbered from `offset` (its edits follow these in one list)."""
+        self.verdicts.update({offset + i: v for i, v in more.verdicts.items()})
+        self.chosen_ids = more.chosen_ids or self.chosen_ids
+        self.wider_ids = more.wider_ids or self.wider_ids
+        self.unsteady |= more.unsteady
+        self.stop, self.error = more.stop, more.error or self.error
+
 
 def evaluate(
     searcher: SearchRunner,
@@ -751,7 +759,7 @@ def conclude(
         if verdict.rule == "ambiguous":
             context.event("search_goes_on", tried=untried, total=len(edits),
                           why="the survivors differ and the tests cannot choose")  # fmt: skip
-            _extend(judged, more(untried))
+            judged.extend(more(untried))
             kept, wider_passed_before = _survivors(
                 context, step, edits, judged, judging, started, refused
             )
@@ -835,15 +843,6 @@ def _survivors(
     if result.stop == "cancelled":
         raise Cancelled(context.cancel.reason or "cancelled")
     return simplest_first([s for s in survivors if not s.breaks_wider]), wider_passed_before
-
-
-def _extend(judged: Evaluation, more: Evaluation) -> None:
-    """`more`'s verdicts (on later edits of the same list) added to `judged`."""
-    judged.verdicts.update(more.verdicts)
-    judged.chosen_ids = more.chosen_ids or judged.chosen_ids
-    judged.wider_ids = more.wider_ids or judged.wider_ids
-    judged.unsteady |= more.unsteady
-    judged.stop, judged.error = more.stop, more.error or judged.error
 
 
 def refuse_overfitting(context: SearchContext, edits: list[Edit]) -> tuple[list[Edit], list[str]]:
