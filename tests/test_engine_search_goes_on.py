@@ -34,10 +34,10 @@ def _project(tmp_path: Path) -> Path:
     return root
 
 
-def _request(root: Path, transcript: Path, mode: str) -> DebugRequest:
+def _request(root: Path, transcript: Path, mode: str, **extra) -> DebugRequest:
     return DebugRequest(project_root=root, file=root / "scaled.py", qualname="scaled_total",
                         tests=["test_scaled.py::test_one"], mode=mode, max_turns=1,
-                        transcript_path=transcript)  # fmt: skip
+                        transcript_path=transcript, **extra)  # fmt: skip
 
 
 def test_differing_survivors_send_the_search_on_to_the_bigger_edit_the_model_writes(tmp_path):
@@ -57,6 +57,22 @@ def test_differing_survivors_send_the_search_on_to_the_bigger_edit_the_model_wri
     assert judged["rule"] == "the model's choice"
     assert all(r.infill is not None for r in backend.requests)  # only the vote's holes
     assert (root / "scaled.py").read_text() == SCALED
+
+
+def test_without_generated_inputs_the_search_goes_on_and_the_model_votes_blind(tmp_path):
+    """No input could compare the survivors (here: none are made), so nothing tells them apart
+    but the model: the search goes on, and an answer that is a survivor's program votes."""
+    root = _project(tmp_path)
+    transcript = tmp_path / "t.jsonl"
+    backend = ScriptedBackend(["total = total + v * factor"], prompt_form="completion")
+    result = run_session(_request(root, transcript, "auto", generated_inputs=0), backend)
+    assert result.success and result.fixed_function == SCALED.replace(" - factor", "")
+    events = read_transcript(transcript)
+    (going,) = [e for e in events if e["event"] == "search_goes_on"]
+    assert going["why"] == "no generated input could compare the survivors"
+    judged = next(e for e in events if e["event"] == "survivors_judged")
+    assert judged["rule"] == "the model's choice" and judged["groups"] == []
+    assert result.caveat == "10 fixes pass; no generated input could compare them"
 
 
 def test_without_a_vote_the_search_stops_at_its_first_survivors(tmp_path):

@@ -409,8 +409,9 @@ def judge_survivors(
     proposed and the input that separates them is shown instead; at one line, the smallest
     edit there.
 
-    Without that evidence (no inputs could be made), survivors at several lines are treated
-    as disagreeing. Measured on QuixBugs dev before the check (visible tests: one or two
+    Without that evidence (no inputs could be made), the model votes first (`vote`; its answers
+    count only when they are a survivor's program, or scored), then survivors at several lines
+    are treated as disagreeing. Measured on QuixBugs dev before the check (visible tests: one or two
     cases): of 13 plausible search fixes, 5 failed hidden tests; 2 of those 5 had survivors at
     several lines, 1 of the 8 right ones did."""
     alone = {s.edit.code for s in kept}
@@ -420,9 +421,15 @@ def judge_survivors(
     if not programs:
         return verdict
     check = verdict.check = _crosscheck(context, searcher, programs)
-    if check is None:  # no evidence: one line or nothing
+    if check is None:  # no evidence: the model's vote, else one line or nothing
         verdict.rule = "no generated inputs"
-        if len({n for s in programs for n in s.edit.lines}) <= 1:
+        each = [[s] for s in programs]  # no behaviour known: each program its own
+        if vote and (preferred := _preferred(context, searcher, each, blind=True)) is not None:
+            pick, why = preferred
+            verdict.rule = "the model's choice"
+            verdict.chosen, verdict.agreement = [pick], why
+            verdict.caveat = f"{len(programs)} fixes pass; no generated input could compare them"
+        elif len({n for s in programs for n in s.edit.lines}) <= 1:
             verdict.chosen = list(programs)
             if len(programs) > 1:
                 verdict.caveat = (
@@ -484,16 +491,23 @@ def judge_survivors(
 
 
 def _preferred(
-    context: SearchContext, searcher: SearchRunner, groups: Sequence[Sequence[Survivor]]
+    context: SearchContext,
+    searcher: SearchRunner,
+    groups: Sequence[Sequence[Survivor]],
+    *,
+    blind: bool = False,
 ) -> tuple[Survivor, str] | None:
     """The survivor the session's preference (the model's vote) picks, each group a different
-    behaviour; None without a preference or a pick."""
+    behaviour; None without a preference or a pick. `blind`: no generated inputs could run,
+    so an answer that is no survivor matches none."""
     if context.prefer is None or len(groups) < 2:
         return None
 
     def match(codes: Sequence[str]) -> list[int | None]:
         """Each text's group: the one whose first survivor it agrees with on every generated
         input, when exactly one does (a text that does not run matches none)."""
+        if blind:
+            return [None] * len(codes)
         firsts = [group[0].edit.code for group in groups]
         check = _on_generated_inputs(context, searcher, [*firsts, *codes])
         if not _gives_evidence(check):
@@ -755,10 +769,12 @@ def conclude(
         and untried < len(edits)
     )
     verdict = judge_survivors(context, searcher, kept, vote=not can_go_on)
-    if can_go_on and more is not None and verdict.rule in ("ambiguous", "one line"):
-        if verdict.rule == "ambiguous":
-            context.event("search_goes_on", tried=untried, total=len(edits),
-                          why="the survivors differ and the tests cannot choose")  # fmt: skip
+    blind = verdict.rule == "no generated inputs" and len(verdict.chosen + verdict.ambiguous) > 1
+    if can_go_on and more is not None and (verdict.rule in ("ambiguous", "one line") or blind):
+        if verdict.rule != "one line":  # they differ, or nothing can tell
+            why = ("no generated input could compare the survivors" if blind
+                   else "the survivors differ and the tests cannot choose")  # fmt: skip
+            context.event("search_goes_on", tried=untried, total=len(edits), why=why)
             judged.extend(more(untried))
             kept, wider_passed_before = _survivors(
                 context, step, edits, judged, judging, started, refused
