@@ -161,7 +161,8 @@ def near_miss_fix(
     host.near_misses += 1
     try:
         found_on = f"the model's candidate of turn {host.turn}"
-        step = search_on_version(host, candidate.new_source, run, found_on, "near_miss_search")
+        version = Version.of(host, candidate.new_source, run, found_on)
+        step = search_on_version(host, version, "near_miss_search") if version else None
     except passthrough:
         raise
     except Exception as error:
@@ -203,16 +204,10 @@ class Version:
         )
 
 
-def search_on_version(
-    host: SearchHost, new_source: str, run: RunResult, found_on: str, event: str
-) -> search.SearchStep | None:
-    """The edit search on another version of the function (its file text `new_source`, its
-    chosen run `run`: a model's near miss or the search's partial fix), the lines it changed
-    first (numbered in that version); None when its function cannot be found again."""
-    version = Version.of(host, new_source, run, found_on)
-    if version is None:
-        return None
-    host.record(event, passed=f"{run.passed}/{run.total}", lines=version.changed)
+def search_on_version(host: SearchHost, version: Version, event: str) -> search.SearchStep:
+    """The edit search on another version of the function (a model's near miss or the search's
+    partial fix), the lines it changed first (numbered in that version)."""
+    host.record(event, passed=f"{version.run.passed}/{version.run.total}", lines=version.changed)
     return search.search_step(version.context(host), search=True)
 
 
@@ -260,9 +255,8 @@ def partial_start(
     version = Version.of(host, new_source, run, found_on)
     second = None
     if version is not None:
-        host.record("partial_search", passed=f"{run.passed}/{run.total}", lines=version.changed)
         try:
-            second = search.search_step(version.context(host), search=True)
+            second = search_on_version(host, version, "partial_search")
         except passthrough:
             raise
         except Exception as error:
