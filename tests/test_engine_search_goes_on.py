@@ -59,20 +59,53 @@ def test_differing_survivors_send_the_search_on_to_the_bigger_edit_the_model_wri
     assert (root / "scaled.py").read_text() == SCALED
 
 
-def test_without_generated_inputs_the_search_goes_on_and_the_model_votes_blind(tmp_path):
-    """No input could compare the survivors (here: none are made), so nothing tells them apart
-    but the model: the search goes on, and an answer that is a survivor's program votes."""
-    root = _project(tmp_path)
+ONE_LINE = """def scaled(v, factor):
+    return v * factor - factor
+"""
+ONE_LINE_TEST = """from scaled import scaled
+
+
+def test_one():
+    assert scaled(1, 1) == 1
+"""
+
+
+def test_without_generated_inputs_the_search_goes_on_at_the_one_line_and_the_model_votes(
+    tmp_path,
+):
+    """No input could compare the survivors (here: none are made); they are at one line, the
+    place the tests agree on: the search goes on there, and an answer that is a survivor's
+    program votes."""
+    root = tmp_path / "q"
+    root.mkdir()
+    (root / "scaled.py").write_text(ONE_LINE)
+    (root / "test_scaled.py").write_text(ONE_LINE_TEST)
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
     transcript = tmp_path / "t.jsonl"
-    backend = ScriptedBackend(["total = total + v * factor"], prompt_form="completion")
-    result = run_session(_request(root, transcript, "auto", generated_inputs=0), backend)
-    assert result.success and result.fixed_function == SCALED.replace(" - factor", "")
+    backend = ScriptedBackend(["return v * factor"], prompt_form="completion")
+    request = DebugRequest(project_root=root, file=root / "scaled.py", qualname="scaled",
+                           tests=["test_scaled.py::test_one"], mode="auto", max_turns=1,
+                           transcript_path=transcript, generated_inputs=0)  # fmt: skip
+    result = run_session(request, backend)
+    assert result.success and result.fixed_function == ONE_LINE.replace(" - factor", "")
     events = read_transcript(transcript)
     (going,) = [e for e in events if e["event"] == "search_goes_on"]
     assert going["why"] == "no generated input could compare the survivors"
     judged = next(e for e in events if e["event"] == "survivors_judged")
     assert judged["rule"] == "the model's choice" and judged["groups"] == []
-    assert result.caveat == "10 fixes pass; no generated input could compare them"
+    assert result.caveat.endswith("fixes pass; no generated input could compare them")
+
+
+def test_without_generated_inputs_survivors_at_several_lines_stay_undecided(tmp_path):
+    root = _project(tmp_path)
+    transcript = tmp_path / "t.jsonl"
+    backend = ScriptedBackend(["total = total + v * factor"], prompt_form="completion")
+    result = run_session(_request(root, transcript, "auto", generated_inputs=0), backend)
+    assert not result.success
+    events = read_transcript(transcript)
+    assert "search_goes_on" not in [e["event"] for e in events]
+    judged = next(e for e in events if e["event"] == "survivors_judged")
+    assert judged["rule"] == "no generated inputs"
 
 
 def test_without_a_vote_the_search_stops_at_its_first_survivors(tmp_path):

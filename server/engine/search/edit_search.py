@@ -409,9 +409,11 @@ def judge_survivors(
     proposed and the input that separates them is shown instead; at one line, the smallest
     edit there.
 
-    Without that evidence (no inputs could be made), the model votes first (`vote`; its answers
-    count only when they are a survivor's program, or scored), then survivors at several lines
-    are treated as disagreeing. Measured on QuixBugs dev before the check (visible tests: one or two
+    Without that evidence (no inputs could be made), survivors at several lines are treated as
+    disagreeing; at one line the model votes (`vote`; its answers count only when they are a
+    survivor's program, or scored) before the smallest is taken (HumanEvalFix/147: scored
+    among survivors at four lines, a wrong one was chosen where none was right). Measured on
+    QuixBugs dev before the check (visible tests: one or two
     cases): of 13 plausible search fixes, 5 failed hidden tests; 2 of those 5 had survivors at
     several lines, 1 of the 8 right ones did."""
     alone = {s.edit.code for s in kept}
@@ -421,15 +423,15 @@ def judge_survivors(
     if not programs:
         return verdict
     check = verdict.check = _crosscheck(context, searcher, programs)
-    if check is None:  # no evidence: the model's vote, else one line or nothing
+    if check is None:  # no evidence: at one line the model's vote or the smallest, else nothing
         verdict.rule = "no generated inputs"
+        one_line = len({n for s in programs for n in s.edit.lines}) <= 1
         each = [[s] for s in programs]  # no behaviour known: each program its own
-        if vote and (preferred := _preferred(context, searcher, each, blind=True)) is not None:
-            pick, why = preferred
+        if one_line and vote and (voted := _preferred(context, searcher, each, blind=True)):
             verdict.rule = "the model's choice"
-            verdict.chosen, verdict.agreement = [pick], why
+            verdict.chosen, verdict.agreement = [voted[0]], voted[1]
             verdict.caveat = f"{len(programs)} fixes pass; no generated input could compare them"
-        elif len({n for s in programs for n in s.edit.lines}) <= 1:
+        elif one_line:
             verdict.chosen = list(programs)
             if len(programs) > 1:
                 verdict.caveat = (
@@ -769,16 +771,20 @@ def conclude(
         and untried < len(edits)
     )
     verdict = judge_survivors(context, searcher, kept, vote=not can_go_on)
-    blind = verdict.rule == "no generated inputs" and len(verdict.chosen + verdict.ambiguous) > 1
+    # without inputs, the survivors' one line is the place the tests agree on: more edits
+    # there for the vote (survivors at several lines stay undecided, as before)
+    blind = verdict.rule == "no generated inputs" and len(verdict.chosen) > 1
     if can_go_on and more is not None and (verdict.rule in ("ambiguous", "one line") or blind):
         if verdict.rule != "one line":  # they differ, or nothing can tell
             why = ("no generated input could compare the survivors" if blind
                    else "the survivors differ and the tests cannot choose")  # fmt: skip
             context.event("search_goes_on", tried=untried, total=len(edits), why=why)
+            place = set(verdict.chosen[0].edit.lines) if blind else set()
             judged.extend(more(untried))
             kept, wider_passed_before = _survivors(
                 context, step, edits, judged, judging, started, refused
             )
+            kept = [s for s in kept if set(s.edit.lines) <= place] if blind else kept
         verdict = judge_survivors(context, searcher, kept)  # with the vote
     if not kept and (judging.passed_before or wider_passed_before):  # else any lucky edit would do
         partials = rank_partials(
