@@ -63,11 +63,21 @@ def test_the_survivor_the_model_finds_most_natural_is_chosen_when_no_answer_vote
 def test_no_survivor_is_chosen_when_two_fixes_read_about_as_well(tmp_path):
     root = write_count_project(tmp_path / "p")
     transcript = tmp_path / "t.jsonl"
-    near = {"if x > limit:": -1.0, "if x >= limit:": -1.2, "if x <= limit:": -1.25}
+    near = {"if x > limit:": -1.0, "if x >= limit:": -0.8, "if x <= limit:": -0.85}
     near |= {"kept = 1": -3.0, "return limit": -3.0}  # far below their lines (-2.0)
     result = run_session(_request(root, transcript), ScoredScript(["kept = 0"], near))
-    assert not result.success  # -0.20 and -0.25 against the line: within the margin
+    assert not result.success  # +0.20 and +0.15 against the line: within the margin
     (vote,) = [r for r in read_transcript(transcript) if r["event"] == "model_preference"]
-    assert vote["natural"]["line 4: `>` -> `>=`"] == -0.2
+    assert vote["natural"]["line 4: `>` -> `>=`"] == 0.2
     judged = next(r for r in read_transcript(transcript) if r["event"] == "survivors_judged")
     assert judged["rule"] == "ambiguous"
+
+
+def test_no_survivor_is_chosen_when_none_reads_better_than_the_line_it_replaces(tmp_path):
+    root = write_count_project(tmp_path / "p")
+    transcript = tmp_path / "t.jsonl"
+    worse = {"if x > limit:": -0.5, "if x >= limit:": -0.6, "kept = 1": -3.0, "return limit": -3.0}
+    result = run_session(_request(root, transcript), ScoredScript(["kept = 0"], worse))
+    assert not result.success  # `>=` is best by far, but reads worse than the bug's `>`
+    (vote,) = [r for r in read_transcript(transcript) if r["event"] == "model_preference"]
+    assert max(vote["natural"].values()) == -0.1

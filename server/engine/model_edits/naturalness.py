@@ -10,11 +10,12 @@ Zhang, ICSE'23: correct patches rank above plausible ones by the model's entropy
 with the original line at the same place, not across places, keeps one line's easier context
 from deciding.
 
-Chosen only when the best beats every other behaviour's best by MARGIN; else nothing, and the
-search's own rules decide. The original line is a baseline per place, not a rival: the tests
-have already ruled it out (on HumanEvalFix/124 the model finds the buggy `day, month, year =
-date.split('-')` more natural than every fix, and the right fix, `month, day, year`, the least
-unnatural by 0.25 nats a token).
+Chosen only when the best reads more naturally than the line it replaces (a fix lowers the
+model's surprise at the code; a survivor that raises it is no better evidenced than the bug)
+and beats every other behaviour's best by MARGIN; else nothing, and the search's own rules
+decide. Measured without the first condition (session 40): it chose three wrong fixes among
+survivors none of which was right (QuixBugs kth, depth_first_search; HumanEvalFix/147), and
+one right one (HumanEvalFix/124) that it now leaves undecided.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def most_natural(
     evidence: Sequence[str],
 ) -> tuple[list[Scored], Scored | None]:
     """Every one-line survivor scored (at most MAX_SCORED), best first, and the chosen one: the
-    best, when it beats every other behaviour's best by MARGIN."""
+    best, when it gains over the line it replaces and beats every other behaviour's best by
+    MARGIN."""
     target = context.target
     code_lines = target.code.splitlines()
     by_line: dict[int, list[tuple[int, Survivor, str]]] = {}
@@ -86,7 +88,7 @@ def most_natural(
             for (index, survivor, _), score in zip(entries, scores[1:], strict=True)
         ]
     scored.sort(key=lambda s: -s.gain)
-    if not scored:
+    if not scored or scored[0].gain <= 0:
         return scored, None
     best = scored[0]
     others = [s.gain for s in scored if s.group != best.group]
