@@ -106,10 +106,11 @@ def test_the_model_is_shown_the_separating_input(tmp_path):
     root = _project(tmp_path / "count", "count_at_least", COUNT, COUNT_TESTS)
     good = COUNT.replace("x > limit", "x >= limit")
     wrong = COUNT.replace("kept = 0", "kept = -1")
-    # the model is first sampled at the two lines (the vote among the survivors): answers that
-    # repeat line 2 or break the `if` at line 4 vote for neither, and the two stay undecided
+    # the model is first sampled at the survivors' lines (the vote among them; the search went
+    # on, its first survivors differing, and found one at line 6 too): answers that repeat
+    # line 2 or break the `if` at line 4 vote for none, and they stay undecided
     backend = ScriptedBackend(
-        ["kept = 0"] * 4
+        ["kept = 0"] * 6
         + [f"Bug: the start.\n```python\n{wrong}```\n", f"Bug: `>`.\n```python\n{good}```\n"]
     )
     result, _, _ = _search(
@@ -117,7 +118,7 @@ def test_the_model_is_shown_the_separating_input(tmp_path):
         backend=backend,
     )  # fmt: skip
     turns = [i for i, request in enumerate(backend.requests) if request.messages]
-    assert len(backend.requests) - len(turns) == 4  # two lines, greedy and sampled
+    assert len(backend.requests) - len(turns) == 6  # three lines, greedy and sampled
     prompt = prompt_text(backend, turns[1])
     assert "A search over small edits found " in prompt
     assert "they differ on count_at_least(" in prompt and " returns " in prompt
