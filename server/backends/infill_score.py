@@ -20,6 +20,7 @@ import numpy as np
 
 from selfdebug.server.backends.guard import CallGuard
 from selfdebug.server.backends.llama_loader import LoadedModel
+from selfdebug.server.backends.llama_local import shared_prefix
 
 
 def mean_logprobs(
@@ -46,11 +47,7 @@ def _next_token_logprobs(llm: Any, tokens: list[int], guard: CallGuard) -> np.nd
     """The log-softmax of the logits after `tokens`, evaluating only what the KV cache lacks
     (its last token always: llama-cpp-python keeps no logits but the last evaluation's)."""
     guard.raise_if_stopped("the local model call")
-    kept = 0
-    for previous, token in zip(llm.input_ids[: llm.n_tokens], tokens[:-1], strict=False):
-        if previous != token:
-            break
-        kept += 1
+    kept = shared_prefix(llm, tokens[:-1])
     llm.n_tokens = kept  # eval() drops the KV cache beyond n_tokens
     step = max(int(llm.n_batch), 1)
     for start in range(kept, len(tokens), step):

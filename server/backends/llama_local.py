@@ -142,7 +142,7 @@ class LocalLlama:
                 if request.cold:
                     model.llm.reset()  # nothing from the KV cache (CompletionRequest.cold)
                 # what _evaluate_all_but_last will take from the cache instead of evaluating
-                cached = _shared_prefix(model.llm, prompt.tokens[:-1])
+                cached = shared_prefix(model.llm, prompt.tokens[:-1])
                 generation_started = time.monotonic()
                 samples = _sample_all(model, prompt.tokens, stop, request, guard, on_text)
             finally:
@@ -318,7 +318,7 @@ def _acquire(lock: threading.Lock, guard: CallGuard) -> None:
         guard.raise_if_stopped(WHAT)
 
 
-def _shared_prefix(llm: Any, tokens: list[int]) -> int:
+def shared_prefix(llm: Any, tokens: list[int]) -> int:
     """How many leading `tokens` the KV cache holds already."""
     shared = 0
     for previous, token in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):
@@ -338,7 +338,7 @@ def _evaluate_all_but_last(llm: Any, tokens: list[int], guard: CallGuard) -> Non
 
     One `eval` per n_batch tokens, the same batches llama.cpp's own loop in `eval` makes (the
     same logits), with the guard told after each: that is the prompt's progress."""
-    kept = _shared_prefix(llm, tokens[:-1])
+    kept = shared_prefix(llm, tokens[:-1])
     llm.n_tokens = kept  # eval() and generate() drop the KV cache beyond n_tokens
     end, step = len(tokens) - 1, max(int(llm.n_batch), 1)
     guard.prompt_progress(kept, len(tokens))
