@@ -178,3 +178,44 @@ def test_the_search_process_runs_a_partial_edits_wider_tests_once_each(tmp_path,
         "test_codes.py::test_bold": "passed",
         "test_codes.py::test_none": "passed",
     }
+
+
+class HoleAnswers(ScriptedBackend):
+    """Answers a hole by what follows it: the first entry of `answers` whose key the suffix
+    starts with (after indentation); the last answer otherwise."""
+
+    def __init__(self, answers: dict[str, str]) -> None:
+        super().__init__(["unused"], prompt_form="completion")
+        self.answers = answers
+
+    def complete(self, request, cancel=None, on_text=None, on_progress=None):
+        suffix = (request.infill or ["", ""])[1].lstrip()
+        reply = next((a for k, a in self.answers.items() if suffix.startswith(k)),
+                     list(self.answers.values())[-1])  # fmt: skip
+        self._replies = [reply]
+        return super().complete(request, cancel, on_text, on_progress)
+
+
+def test_the_model_votes_among_partial_edits_that_fix_the_same_tests(tmp_path, runner_for):
+    """Tests that try `italic=True` only: `bold` -> `italic` and `bold` -> `not bold` each fix
+    it; the model's answer at that line chooses the partial edit the rest is built on."""
+    buggy = CODES.replace("4 if bold else 24", "24 if bold else 4")
+    root = make_project(tmp_path, buggy)
+    (root / "test_codes.py").write_text(
+        TESTS.replace("    assert codes(italic=False) == [23]\n", "")
+    )
+    backend = HoleAnswers({
+        "if underline is not None": "bits.append(3 if italic else 23)",  # the hole at line 6
+        "return bits": "bits.append(4 if underline else 24)",  # the hole at line 8
+    })  # fmt: skip
+    transcript = root.parent / "t.jsonl"
+    auto = request(root, mode="auto", model_edit_samples=1, generated_inputs=0)
+    result = run_session(auto, backend, runner=runner_for(root))
+    assert result.success, result.error
+    assert result.fixed_file == FIXED  # not `3 if not bold else 23`, which passes as well
+    records = read_transcript(transcript)
+    partial = next(r for r in records if r["event"] == "search_partial")
+    assert any("`bold` -> `not bold`" in e for e in partial["edits"])
+    (preferred,) = [r for r in records if r["event"] == "search_partial_preferred"]
+    assert "`bold` -> `italic`" in preferred["edit"]
+    assert "the model writes itself at line 6" in preferred["why"]

@@ -793,9 +793,9 @@ def conclude(
             judging.failing_before,
             judging.passed_before | wider_passed_before,
         )
-        step.partial = partials[0] if partials else None
         if partials:
             context.event("search_partial", edits=[p.describe() for p in partials[:5]])
+        step.partial = _preferred_partial(context, searcher, partials)
     if verdict.rule:
         context.event(
             "survivors_judged",
@@ -820,6 +820,29 @@ def conclude(
         step.fix = _verify(context, survivor.edit, verdict.notes(survivor))
         if step.fix is not None:
             break
+
+
+def _preferred_partial(
+    context: SearchContext, searcher: SearchRunner, partials: Sequence[Partial]
+) -> Partial | None:
+    """The partial edit to build on: of the best ones (the same tests fixed), the one the
+    model's vote picks when they are different programs, as for fixes the tests cannot tell
+    apart (click `style`: `underline` -> `not underline`, `-> overline`, `-> text` at one line
+    each fix the same test); else the first (the smallest edit)."""
+    if not partials:
+        return None
+    best = set(partials[0].fixed)
+    tied = {program_key(p.edit.code): p for p in partials if set(p.fixed) == best}
+    if len(tied) < 2 or context.prefer is None:
+        return partials[0]
+    candidates = list(tied.values())[:MAX_CHECKED]
+    survivors = [Survivor(p.edit, len(p.fixed), p.failing_total, 0, 0, False) for p in candidates]
+    found = _preferred(context, searcher, [[s] for s in survivors], blind=True)
+    if found is None:
+        return partials[0]
+    chosen = candidates[next(i for i, s in enumerate(survivors) if s is found[0])]
+    context.event("search_partial_preferred", edit=chosen.describe(), why=found[1])
+    return chosen
 
 
 def _survivors(
