@@ -168,6 +168,50 @@ def test_a_version_that_raises_where_the_original_returned_is_flagged(tmp_path):
     assert not check.agree("1", "original")
 
 
+# Two fixes of a crash in an error path that raise the same error with other messages: one
+# keeps the inner error's text, one writes a constant (dateutil `parse`, a real dev case).
+PORT = """def port(text):
+    try:
+        return int(text)
+    except ValueError as error:
+        raise LookupError(error.args[0] + 1)
+"""
+PORT_TESTS = """import pytest
+from port import port
+
+
+def test_number():
+    assert port("80") == 80
+
+
+def test_words():
+    with pytest.raises(LookupError):
+        port("eighty")
+"""
+
+
+def test_the_same_error_with_another_message_is_another_answer(tmp_path):
+    root = _project(tmp_path / "port", "port", PORT, PORT_TESTS)
+    inner = PORT.replace("error.args[0] + 1", "str(error)")
+    constant = PORT.replace("error.args[0] + 1", "'not a port'")
+    same = PORT.replace("error.args[0] + 1", "error.args[0]")  # the same text, another value
+    with ProjectRunner(root, RunnerSettings(test_timeout_s=10)) as runner:
+        searcher = SearchRunner(runner, root / "port.py", "port", PORT)
+        run = searcher.crosscheck(
+            [CandidateCode(1, inner, 1), CandidateCode(2, constant, 1), CandidateCode(3, same, 1)],
+            ["test_port.py::test_number", "test_port.py::test_words"],
+        )
+    assert run.error == "" and run.recorded == 2
+    check = CrossCheck("port", run)
+    assert not check.agree("1", "2") and check.agree("1", "3")
+    assert check.behaviour_groups(["1", "2", "3"]) == [["1", "3"], ["2"]]
+    separation = check.separating(["1", "2"])
+    assert separation is not None
+    assert separation.results["2"] == "raises LookupError('not a port')"
+    assert separation.results["1"].startswith('raises LookupError("invalid literal for int()')
+    assert check.flaws("1") == []  # raising where the original raised is no flaw
+
+
 @pytest.mark.parametrize("wild", ["timeout"])
 def test_a_version_that_did_not_finish_agrees_with_anything(wild):
     from selfdebug.server.runner.search_runner import CrossCheckRun
@@ -175,7 +219,7 @@ def test_a_version_that_did_not_finish_agrees_with_anything(wild):
     outcomes = {
         "original": ["ok:1\x1f", "ok:2\x1f"],
         "1": [wild, "ok:2\x1f"],
-        "2": ["ok:1\x1f", "raise:ValueError"],
+        "2": ["ok:1\x1f", "raise:ValueError\x1fbad"],
     }
     run = CrossCheckRun(inputs=["1", "2"], outcomes=outcomes)
     check = CrossCheck("f", run)

@@ -13,7 +13,8 @@ compiles the versions. Three steps:
   other types are left as they were;
 - `run_all`: every version on every input (a fresh deep copy each time) under a CPU alarm,
   each outcome a short text: `ok:<normalized repr of the result>` then SEPARATOR and the arguments
-  after the call, `raise:<exception type>`, or `timeout`.
+  after the call, `raise:<exception type>` then SEPARATOR and its message (addresses masked),
+  or `timeout`.
 """
 
 import copy
@@ -465,7 +466,7 @@ def _call_once(function, args, kwargs, cpu_s):
     except RecursionError:
         outcome = "timeout"  # too deep for this interpreter: no answer, like a hang
     except Exception as error:
-        outcome = "raise:" + type(error).__name__
+        outcome = "raise:" + type(error).__name__ + SEPARATOR + _message(error)
     finally:
         _armed["on"] = False
         signal.setitimer(signal.ITIMER_VIRTUAL, 0)
@@ -474,6 +475,16 @@ def _call_once(function, args, kwargs, cpu_s):
         signal.signal(signal.SIGALRM, previous[1])
         sys.stdout, sys.stderr = out, err
     return outcome
+
+
+def _message(error):
+    """The exception's text, as a user reads it: part of what a version does (a fix that
+    raises the right error with another message is another answer)."""
+    try:
+        text = str(error)
+    except Exception:
+        return "?"
+    return _ADDRESS.sub(" at 0x?", text)[:MAX_REPR]
 
 
 def call_limit(function, calls, most):

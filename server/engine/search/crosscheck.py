@@ -4,8 +4,10 @@ The tests pass for every plausible candidate; whether two of them are one answer
 one breaks what the original did, is measured instead of assumed: the original and the
 candidates run on inputs generated from the tests' own calls of the function
 (server/runner/_selfdebug_inputs_v1.py, one process, CPU alarms). Two versions agree on an
-input when both return equal results (arguments left equal too), or neither returns (any
-exception); a version that did not finish in time agrees with anything (no evidence).
+input when both return equal results (arguments left equal too), or both raise the same
+exception with the same message (what a user reads of it: dateutil's `parse` raising
+"String does not contain a date" where the inner error's own text was meant is another
+answer); a version that did not finish in time agrees with anything (no evidence).
 
 - `behaviour_groups`: candidates that agree on every input are one answer;
 - `separating`: the first input on which two groups differ, each one's result, for the user
@@ -36,9 +38,14 @@ FLAW_EXCEPTIONS_SKIPPED = ("RecursionError",)  # deeper inputs, not a new fault
 def _agree(a: str, b: str) -> bool:
     if a == "timeout" or b == "timeout":
         return True
-    if a.startswith("ok:") and b.startswith("ok:"):
-        return a == b
-    return not a.startswith("ok:") and not b.startswith("ok:")
+    return a == b
+
+
+def _raised(outcome: str) -> str:
+    """The exception type of a `raise:` outcome ("" for any other)."""
+    if not outcome.startswith("raise:"):
+        return ""
+    return outcome[len("raise:") :].partition(SEPARATOR)[0]
 
 
 @dataclass(frozen=True)
@@ -103,7 +110,7 @@ class CrossCheck:
             seen = [self.outcomes(k)[index] for k in keys if index < len(self.outcomes(k))]
             if "timeout" in seen:
                 continue
-            count = len({o if o.startswith("ok:") else "no result" for o in seen})
+            count = len(set(seen))
             if count > best_count:
                 best, best_count = index, count
         if best is None:
@@ -132,7 +139,7 @@ class CrossCheck:
         found = []
         mine, original = self.outcomes(key), self.outcomes(ORIGINAL)
         for index, (a, b) in enumerate(zip(mine, original, strict=False)):
-            raised = a.startswith("raise:") and a[len("raise:") :] not in FLAW_EXCEPTIONS_SKIPPED
+            raised = _raised(a) not in ("", *FLAW_EXCEPTIONS_SKIPPED)
             if raised and b.startswith("ok:"):
                 found.append(index)
         return found
@@ -143,7 +150,7 @@ class CrossCheck:
         if not found:
             return ""
         index = found[0]
-        raised = self.outcomes(key)[index][len("raise:") :]
+        raised = _raised(self.outcomes(key)[index])
         more = f" (and on {len(found) - 1} more generated inputs)" if len(found) > 1 else ""
         call = f"{self.name}({self.run.inputs[index]})"
         return f"raises {raised} on {call}, where the original returned{more}"
@@ -154,7 +161,8 @@ def _result(outcome: str) -> str:
         value = outcome[3:].partition(SEPARATOR)[0]
         return f"returns {_clip(value)}"
     if outcome.startswith("raise:"):
-        return f"raises {outcome[len('raise:') :]}"
+        kind, _, message = outcome[len("raise:") :].partition(SEPARATOR)
+        return f"raises {kind}({_clip(repr(message))})" if message else f"raises {kind}"
     return "does not finish in time"
 
 
