@@ -212,6 +212,43 @@ def test_the_same_error_with_another_message_is_another_answer(tmp_path):
     assert check.flaws("1") == []  # raising where the original raised is no flaw
 
 
+# Calls whose first argument prints long (a method's object: dateutil's parser prints its whole
+# parserinfo) are still told apart by the arguments after it.
+TABLE = """class Table:
+    def __init__(self):
+        self.names = {f"name{i}": i for i in range(100)}
+
+    def __repr__(self):
+        return f"Table({self.names!r})"
+
+
+def lookup(table, name):
+    return table.names[name]
+"""
+TABLE_TESTS = """from lookup import Table, lookup
+
+
+def test_first():
+    assert lookup(Table(), "name1") == 1
+
+
+def test_second():
+    assert lookup(Table(), "name2") == 2
+"""
+
+
+def test_calls_with_a_long_first_argument_are_recorded_apart(tmp_path):
+    root = _project(tmp_path / "lookup", "lookup", TABLE, TABLE_TESTS)
+    with ProjectRunner(root, RunnerSettings(test_timeout_s=10)) as runner:
+        searcher = SearchRunner(runner, root / "lookup.py", "lookup", TABLE)
+        run = searcher.crosscheck(
+            [CandidateCode(1, TABLE, 1)],
+            ["test_lookup.py::test_first", "test_lookup.py::test_second"],
+        )
+    assert run.error == "" and run.recorded == 2
+    assert [o.partition("\x1f")[0] for o in run.outcomes["original"][:2]] == ["ok:1", "ok:2"]
+
+
 @pytest.mark.parametrize("wild", ["timeout"])
 def test_a_version_that_did_not_finish_agrees_with_anything(wild):
     from selfdebug.server.runner.search_runner import CrossCheckRun

@@ -31,6 +31,9 @@ import types
 SEPARATOR = "\x1f"  # between a result and the arguments after the call, in an `ok:` outcome
 MAX_RECORDED = 40
 MAX_REPR = 300
+# calls are told apart by their whole text: cut at MAX_REPR, every call of a method whose
+# object prints long (dateutil's parser: its whole parserinfo) looked like the first one
+KEY_LIMIT = 100_000
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -75,7 +78,7 @@ class Recorder:
         ordered = [c for c in self.calls if not c[2]] + [c for c in self.calls if c[2]]
         seen, found = set(), []
         for args, kwargs, _nested in ordered:
-            key = describe(args, kwargs)
+            key = describe(args, kwargs, limit=KEY_LIMIT)
             if key not in seen:
                 seen.add(key)
                 found.append((args, kwargs))
@@ -344,7 +347,7 @@ def generate(calls, count, seed=0):
             positions.setdefault(name, []).append(value)
     shapes = {key: _Shape(values) for key, values in positions.items()}
     found = list(calls)
-    seen = {describe(a, k) for a, k in calls}
+    seen = {describe(a, k, limit=KEY_LIMIT) for a, k in calls}
     attempts = 0
     while len(found) < count and attempts < count * 10:
         attempts += 1
@@ -363,7 +366,7 @@ def generate(calls, count, seed=0):
             else:
                 kwargs[key] = _mutate(rng, kwargs[key], shapes[key])
         try:
-            text = describe(tuple(args), kwargs)
+            text = describe(tuple(args), kwargs, limit=KEY_LIMIT)
         except Exception:
             continue
         if text not in seen:
