@@ -832,15 +832,16 @@ def _preferred_partial(
     if not partials:
         return None
     best = set(partials[0].fixed)
-    tied = {program_key(p.edit.code): p for p in partials if set(p.fixed) == best}
-    if len(tied) < 2 or context.prefer is None:
+    tied = [p for p in partials if set(p.fixed) == best]
+    partial_of = {id(p.edit): p for p in tied}
+    survivors = [Survivor(p.edit, len(p.fixed), p.failing_total, 0, 0, False) for p in tied]
+    programs = [group[0] for group in _by_program(survivors).values()][:MAX_CHECKED]
+    if len(programs) < 2 or context.prefer is None:
         return partials[0]
-    candidates = list(tied.values())[:MAX_CHECKED]
-    survivors = [Survivor(p.edit, len(p.fixed), p.failing_total, 0, 0, False) for p in candidates]
-    found = _preferred(context, searcher, [[s] for s in survivors], blind=True)
+    found = _preferred(context, searcher, [[s] for s in programs], blind=True)
     if found is None:
         return partials[0]
-    chosen = candidates[next(i for i, s in enumerate(survivors) if s is found[0])]
+    chosen = partial_of[id(found[0].edit)]
     context.event("search_partial_preferred", edit=chosen.describe(), why=found[1])
     return chosen
 
