@@ -276,3 +276,22 @@ def test_async_functions_are_not_run_on_generated_inputs(tmp_path):
         searcher = SearchRunner(runner, root / "fetch.py", "fetch", code)
         run = searcher.crosscheck([CandidateCode(1, code, 1)], ["test_fetch.py::test_one"])
     assert run.error == "async functions are not run on inputs" and not CrossCheck("f", run).usable
+
+
+def test_of_several_repairs_the_one_that_keeps_the_originals_own_errors_is_chosen():
+    """Each keeps every result the original returned; only "2" also keeps the error the
+    original raised on purpose (its message), changing just the failing tests' TypeError."""
+    from selfdebug.server.runner.search_runner import CrossCheckRun
+
+    outcomes = {
+        "original": ["ok:1\x1f", "raise:LookupError\x1fmissing: b", "raise:TypeError\x1fint"],
+        "1": ["ok:1\x1f", "raise:LookupError\x1fmissing", "raise:LookupError\x1fmissing"],
+        "2": ["ok:1\x1f", "raise:LookupError\x1fmissing: b", "raise:LookupError\x1fmissing: 3"],
+        "3": ["ok:1\x1f", "raise:LookupError\x1fb", "raise:LookupError\x1f3"],
+    }
+    check = CrossCheck("f", CrossCheckRun(inputs=["a", "b", "3"], outcomes=outcomes))
+    assert check.only_repair(["1", "2", "3"]) is None  # all keep the one normal result
+    assert check.only_repair(["1", "2", "3"], failures=("TypeError",)) == "2"
+    assert check.changed("1", ("TypeError",)) == {1} and check.changed("2", ("TypeError",)) == set()
+    # when the original's errors are what the failing tests ended with, none is kept apart
+    assert check.only_repair(["1", "2", "3"], failures=("TypeError", "LookupError")) is None

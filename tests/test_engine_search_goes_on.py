@@ -116,3 +116,71 @@ def test_without_a_vote_the_search_stops_at_its_first_survivors(tmp_path):
     events = read_transcript(transcript)
     assert "search_goes_on" not in [e["event"] for e in events]
     assert next(e for e in events if e["event"] == "search")["stop"] == "found"
+
+
+WRAPS = """class MissingError(LookupError):
+    pass
+
+
+def lookup(table, key):
+    if not table:
+        raise MissingError("empty table")
+    try:
+        return table[key]
+    except KeyError as e:
+        raise MissingError("no entry " + e.args[0])
+"""
+WRAPS_TESTS = """import pytest
+
+from wraps import MissingError, lookup
+
+
+def test_found():
+    assert lookup({"a": 1}, "a") == 1
+
+
+def test_missing_name():
+    with pytest.raises(MissingError):
+        lookup({"a": 1}, "b")
+
+
+def test_missing_number():
+    with pytest.raises(MissingError):
+        lookup({"a": 1}, 3)
+"""
+
+
+def test_at_one_line_the_repair_that_keeps_the_functions_own_errors_is_proposed(tmp_path):
+    """A TypeError where the function raises its own error: another message of the function,
+    the key alone and the text without it pass first; they differ on generated inputs, at one
+    line. The search judges the rest of its edits there (`str(...)` of the key comes later),
+    and the one that keeps every error the original raised (a missing name's message) and
+    changes only the TypeError is proposed."""
+    root = tmp_path / "w"
+    root.mkdir()
+    (root / "wraps.py").write_text(WRAPS)
+    (root / "test_wraps.py").write_text(WRAPS_TESTS)
+    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    transcript = tmp_path / "t.jsonl"
+    request = DebugRequest(project_root=root, file=root / "wraps.py", qualname="lookup",
+                           tests=["test_wraps.py::test_found", "test_wraps.py::test_missing_name",
+                                  "test_wraps.py::test_missing_number"],
+                           mode="auto", max_turns=1, transcript_path=transcript)  # fmt: skip
+    backend = ScriptedBackend(["raise MissingError(key)"], prompt_form="completion")
+    result = run_session(request, backend)
+    assert result.success, result.error
+    function = WRAPS[WRAPS.index("def lookup") :]
+    assert result.fixed_function == function.replace("e.args[0]", "str(e.args[0])")
+    events = read_transcript(transcript)
+    judged = [e for e in events if e["event"] == "survivors_judged"]
+    assert judged[-1]["rule"] == "only a repair" and len(judged[-1]["groups"]) > 2
+    assert judged[-1]["agreement"].endswith(
+        "every error it raised but the failing tests' TypeError"
+    )
+    (going,) = [e for e in events if e["event"] == "search_goes_on"]
+    assert going["why"] == "the survivors differ and the tests cannot choose"
+    searches = [e for e in events if e["event"] == "search"]
+    assert searches[0]["stop"] == "found" and searches[1]["stop"] == "exhausted"
+    assert "str(e.args[0])" not in str(searches[0]["survivors"])  # found by going on
+    assert all("line 11" in g[0] for g in judged[-1]["groups"])  # at the survivors' one line
+    assert (root / "wraps.py").read_text() == WRAPS

@@ -14,7 +14,8 @@ answer); a version that did not finish in time agrees with anything (no evidence
   and the model;
 - `only_repair`: of answers that disagree, the one that leaves every normal result of the
   original alone (a guard that only stops a crash, where another guard also changes a result
-  the original returned);
+  the original returned); of several such, the one that also leaves the original's other
+  exceptions alone, changing only the failing tests' error;
 - `flaws`: inputs on which a candidate raises where the original returned normally (a fix
   that calls `.items()` on an argument the original also took as a list of pairs): strong
   evidence of an overfit, and a reason to prefer a candidate without it.
@@ -22,7 +23,7 @@ answer); a version that did not finish in time agrees with anything (no evidence
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,20 +119,37 @@ class CrossCheck:
         results = {k: _result(self.outcomes(k)[best]) for k in keys}
         return Separation(f"{self.name}({self.run.inputs[best]})", results)
 
-    def changed(self, key: str) -> set[int]:
-        """Inputs on which the original returned normally and `key` answers otherwise."""
+    def changed(self, key: str, failures: Collection[str] | None = None) -> set[int]:
+        """Inputs on which the original returned normally and `key` answers otherwise; with
+        `failures` (exception types), also those on which the original raised anything else
+        (its own errors, with their messages, are results too)."""
         mine, original = self.outcomes(key), self.outcomes(ORIGINAL)
+
+        def kept(outcome: str) -> bool:
+            if outcome.startswith("ok:"):
+                return True
+            raised = _raised(outcome)
+            return failures is not None and bool(raised) and raised not in failures
+
         return {
             i
             for i, (a, b) in enumerate(zip(mine, original, strict=False))
-            if b.startswith("ok:") and a != "timeout" and a != b
+            if kept(b) and a != "timeout" and a != b
         }
 
-    def only_repair(self, keys: Sequence[str]) -> str | None:
+    def only_repair(
+        self, keys: Sequence[str], failures: Collection[str] | None = None
+    ) -> str | None:
         """The one of `keys` that changes no result the original returned normally (it
         answers only where the original raised or did not finish) when every other one does
-        change some; None when there is no such one."""
+        change some; None when there is no such one. When several change none, `failures`
+        (what the failing tests ended with) tells them apart: the one that also keeps every
+        exception the original raised but those (dateutil `parse`: `str(e.args[0]) + ...`
+        keeps each ParserError's message, a constant message or `e.args[0]` alone change
+        them), when it is the only one."""
         unchanged = [k for k in keys if not self.changed(k)]
+        if len(unchanged) > 1 and failures:
+            unchanged = [k for k in unchanged if not self.changed(k, failures)]
         return unchanged[0] if len(unchanged) == 1 and len(keys) > 1 else None
 
     def flaws(self, key: str) -> list[int]:

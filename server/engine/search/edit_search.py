@@ -405,7 +405,8 @@ def judge_survivors(
     that do not; the rest that agree everywhere are one answer (the first, smallest, is
     proposed). When they disagree, the one answer that keeps every result the original
     returned normally, where each other one changes some (`CrossCheck.only_repair`: it fixes
-    a crash or a hang and nothing else), is proposed; else, at more than one line, nothing is
+    a crash or a hang and nothing else; of several, the one that also keeps the original's
+    other exceptions), is proposed; else, at more than one line, nothing is
     proposed and the input that separates them is shown instead; at one line, the smallest
     edit there.
 
@@ -452,7 +453,8 @@ def judge_survivors(
     verdict.groups = [[by_key[k].edit.describe() for k in group] for group in groups]
     behaviours = [[by_key[k] for k in group] for group in groups]  # the survivors, grouped
     firsts = [group[0] for group in behaviours]
-    repair = check.only_repair([group[0] for group in groups]) if len(groups) > 1 else None
+    failures = expected_from(context.chosen_before).failed_with
+    repair = check.only_repair([g[0] for g in groups], failures) if len(groups) > 1 else None
     if len(groups) == 1:
         verdict.rule = "one answer"
         verdict.chosen = [by_key[k] for k in groups[0]] + flawed
@@ -466,11 +468,14 @@ def judge_survivors(
         verdict.rule = "only a repair"
         verdict.caveat = _differ(check, keys, firsts)
         verdict.chosen = [by_key[k] for k in next(g for g in groups if g[0] == repair)]
+        kept_errors = sum(not check.changed(g[0]) for g in groups) > 1  # told apart by errors
         verdict.agreement = (
             f"of {len(groups)} answers that differ on {check.inputs} generated inputs, the only "
-            "one that keeps every result the original returned (it answers only where the "
-            "original raised or did not finish)"
-        )
+            "one that keeps every result the original returned"
+            + (f" and every error it raised but the failing tests' {', '.join(failures)}"
+               if kept_errors else
+               " (it answers only where the original raised or did not finish)")
+        )  # fmt: skip
     elif vote and (preferred := _preferred(context, searcher, behaviours)) is not None:
         pick, why = preferred
         verdict.rule = "the model's choice"
@@ -761,7 +766,9 @@ def conclude(
     first survivors disagree and the tests cannot choose, the intended fix may be a bigger
     edit than any of them (HumanEvalFix/145: every one-token edit that passes is wrong, the fix
     drops a term): the rest are judged too, before the session's preference (the model's vote)
-    chooses among them all."""
+    chooses among them all. At one line, only the rest at that line (dateutil `parse`: the
+    first three survivors rewrite an error's message three ways; the one that keeps every
+    message the original wrote, `str(e.args[0])`, comes later)."""
     kept, wider_passed_before = _survivors(context, step, edits, judged, judging, started, refused)
     untried = max(judged.verdicts, default=-1) + 1
     can_go_on = (
@@ -771,20 +778,20 @@ def conclude(
         and untried < len(edits)
     )
     verdict = judge_survivors(context, searcher, kept, vote=not can_go_on)
-    # without inputs, the survivors' one line is the place the tests agree on: more edits
-    # there for the vote (survivors at several lines stay undecided, as before)
+    # survivors at one line (that differ, or that nothing can compare) name the place the
+    # tests agree on: more edits there; at several lines, more edits anywhere
     blind = verdict.rule == "no generated inputs" and len(verdict.chosen) > 1
     if can_go_on and more is not None and (verdict.rule in ("ambiguous", "one line") or blind):
-        if verdict.rule != "one line":  # they differ, or nothing can tell
-            why = ("no generated input could compare the survivors" if blind
-                   else "the survivors differ and the tests cannot choose")  # fmt: skip
-            context.event("search_goes_on", tried=untried, total=len(edits), why=why)
-            place = set(verdict.chosen[0].edit.lines) if blind else set()
-            judged.extend(more(untried))
-            kept, wider_passed_before = _survivors(
-                context, step, edits, judged, judging, started, refused
-            )
-            kept = [s for s in kept if set(s.edit.lines) <= place] if blind else kept
+        why = ("no generated input could compare the survivors" if blind
+               else "the survivors differ and the tests cannot choose")  # fmt: skip
+        context.event("search_goes_on", tried=untried, total=len(edits), why=why)
+        at_one_line = blind or verdict.rule == "one line"
+        place = set(verdict.chosen[0].edit.lines) if at_one_line else set()
+        judged.extend(more(untried))
+        kept, wider_passed_before = _survivors(
+            context, step, edits, judged, judging, started, refused
+        )
+        kept = [s for s in kept if set(s.edit.lines) <= place] if at_one_line else kept
         verdict = judge_survivors(context, searcher, kept)  # with the vote
     if not kept and (judging.passed_before or wider_passed_before):  # else any lucky edit would do
         partials = rank_partials(
