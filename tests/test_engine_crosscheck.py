@@ -212,6 +212,23 @@ def test_the_same_error_with_another_message_is_another_answer(tmp_path):
     assert check.flaws("1") == []  # raising where the original raised is no flaw
 
 
+def test_an_address_in_an_errors_message_is_dropped_as_in_a_value(tmp_path):
+    """Each run makes a new object: its address would make every version's error another
+    answer, and the user reads `<object object>`, as values show it."""
+    root = _project(tmp_path / "port", "port", PORT, PORT_TESTS)
+    fresh = PORT.replace("error.args[0] + 1", "'not a port: ' + repr(object())")
+    with ProjectRunner(root, RunnerSettings(test_timeout_s=10)) as runner:
+        searcher = SearchRunner(runner, root / "port.py", "port", PORT)
+        run = searcher.crosscheck(
+            [CandidateCode(1, fresh, 1), CandidateCode(2, fresh, 1)],
+            ["test_port.py::test_number", "test_port.py::test_words"],
+        )
+    check = CrossCheck("port", run)
+    raised = [o for o in check.outcomes("1") if o.startswith("raise:LookupError")]
+    assert raised and all(o.endswith("not a port: <object object>") for o in raised)
+    assert check.agree("1", "2")
+
+
 # Calls whose first argument prints long (a method's object: dateutil's parser prints its whole
 # parserinfo) are still told apart by the arguments after it.
 TABLE = """class Table:

@@ -482,12 +482,13 @@ def _call_once(function, args, kwargs, cpu_s):
 
 def _message(error):
     """The exception's text, as a user reads it: part of what a version does (a fix that
-    raises the right error with another message is another answer)."""
+    raises the right error with another message is another answer); addresses dropped, as
+    `_repr` drops them, so that runs compare."""
     try:
         text = str(error)
     except Exception:
         return "?"
-    return _ADDRESS.sub(" at 0x?", text)[:MAX_REPR]
+    return _ADDRESS.sub("", text)[:MAX_REPR]
 
 
 def call_limit(function, calls, most):
