@@ -14,17 +14,13 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from selfdebug.server.backends.base import Backend, BackendCancelled, BackendError, Completion
 from selfdebug.server.cancel import Cancelled, CancelToken
-from selfdebug.server.engine import feedback, fix_answers
+from selfdebug.server.engine import feedback
 from selfdebug.server.engine.answers.answer_form import AnswerForm, choose_answer_form
-from selfdebug.server.engine.answers.candidate import Candidate, program_key
-from selfdebug.server.engine.answers.vote import Scored, rank
-from selfdebug.server.engine.fix_check import check_fixes
 from selfdebug.server.engine.history import AttemptLog
 from selfdebug.server.engine.model_calls.failed_calls import CallFailed, session_stop
 from selfdebug.server.engine.model_calls.model_call import ModelCaller
@@ -63,6 +59,7 @@ from selfdebug.server.engine.target import (
     relative_label,
 )
 from selfdebug.server.engine.transcript import Transcript, compact_run
+from selfdebug.server.engine.turn import Evaluated, guard, take_turn
 from selfdebug.server.engine.types import (
     DebugRequest,
     DebugResult,
@@ -70,7 +67,7 @@ from selfdebug.server.engine.types import (
     ProgressCallback,
     StopReason,
 )
-from selfdebug.server.runner.results import RunResult, TestResult, nodeid_covers
+from selfdebug.server.runner.results import RunResult, nodeid_covers
 
 if TYPE_CHECKING:
     from selfdebug.server.engine.search.edit_search import SearchStep, VerifiedFix
@@ -84,22 +81,6 @@ class _Stop(Exception):
         super().__init__(message or reason)
         self.reason: StopReason = reason
         self.message = message
-
-
-@dataclass
-class _Evaluated:
-    candidate: Candidate
-    run: RunResult | None  # None when there are no tests to run
-
-
-@dataclass
-class _TurnOutcome:
-    """What one turn produced: the voted candidate, or the first safe all-passing one."""
-
-    evaluated: _Evaluated
-    wider: RunResult | None = None  # the guard's run when it held
-    fixed: bool = False  # all chosen tests pass and no wider test broke
-    broken: list[TestResult] | None = None  # all chosen pass, but these wider tests broke
 
 
 def _missing(nodeids: list[str], run: RunResult) -> list[str]:
@@ -156,7 +137,7 @@ class Session:
         self.refused: list[str] = []  # candidates refused as overfitting, with why
         self.current_code = target.code
         self.current_run: RunResult | None = None
-        self.best: _Evaluated | None = None
+        self.best: Evaluated | None = None
         self.best_wider: RunResult | None = None
         self.fixed_at_turn: int | None = None
         self.check_error = ""  # why the last answer could not be used
@@ -164,7 +145,7 @@ class Session:
         self.attempts = AttemptLog(target.code)
         self.warnings: list[str] = []
         self.candidates_checked = 0
-        self._runs: dict[tuple[str, str], RunResult] = {}  # (chosen|wider, program) -> result
+        self.runs: dict[tuple[str, str], RunResult] = {}  # (chosen|wider, program) -> result
         self._sample_turn = 0  # the turn whose calls sample (a program repeated the turn before)
         self.search_step: SearchStep | None = None  # issue 13: localization (+ edit search)
         self.partial: search_host.PartialStart | None = None  # the search's partial fix, run
@@ -314,88 +295,9 @@ class Session:
         """The next turn's calls sample: greedy decoding would give the same answer again."""
         self._sample_turn = self.turn + 1
 
-    def _turn(self) -> _TurnOutcome | None:
-        """Ask for a fix (after the mode's own step), check every sample, run the usable ones,
-        and guard the all-passing ones in vote order. None when no sample was usable
-        (`check_error` says why)."""
-        extra = self.strategy.before_fix(self)
-        if extra is None:
-            return None
-        variables = self.prompt_vars(**extra)
-        self.check_error, self.repeat_note = "", ""
-        self._emit("asking the model", 0.3)
-        candidates = fix_answers.ask_for_fix(self, variables)
-        usable = [c for c in candidates if c.ok]
-        self.candidates_checked += len(usable)
-        if not usable:
-            self.check_error = candidates[0].problem if candidates else "the model gave no answer"
-            return None
-        if not self.request.tests:
-            return _TurnOutcome(_Evaluated(usable[0], None))
-        scored = [
-            Scored(index, self._cached_run("chosen", self.request.tests, candidate, index))
-            for index, candidate in enumerate(usable)
-        ]
-        ordered = rank(scored)
-        if len(usable) > 1:
-            self.record(
-                "vote",
-                picked=ordered[0].index,
-                order=[s.index for s in ordered],
-                passed=[s.run.passed for s in scored],
-            )
-        passing = [v for v in ordered if v.run.all_passed]
-        evidence = check_fixes(self, [(v.index, usable[v.index].code or "") for v in passing])
-        first_broken = flawed = None
-        for voted in passing:  # in vote order, until one is safe and not flawed (fix_check.py)
-            evaluated = _Evaluated(usable[voted.index], voted.run)
-            broken, wider = self._guard(evaluated)
-            if broken:
-                first_broken = first_broken or _TurnOutcome(evaluated, broken=broken)
-                continue
-            evaluated.candidate.warnings.extend(evidence.warnings(voted.index))
-            if not evidence.flawed(voted.index):
-                return _TurnOutcome(evaluated, wider=wider, fixed=True)
-            flawed = flawed or _TurnOutcome(evaluated, wider=wider, fixed=True)
-        if flawed is not None or first_broken is not None:
-            return flawed or first_broken
-        return _TurnOutcome(_Evaluated(usable[ordered[0].index], ordered[0].run))
-
-    def _cached_run(
-        self, kind: str, nodeids: list[str], candidate: Candidate, index: int
-    ) -> RunResult:
-        """Run `nodeids` on a candidate, once per distinct program: models often propose the
-        same code again, and its tests would only say the same thing again."""
-        assert candidate.new_source is not None
-        key = (kind, program_key(candidate.code or candidate.new_source))
-        if key in self._runs:
-            self.record("tests_reused", label=kind)
-            return self._runs[key]
-        if kind == "chosen":
-            self._emit(f"running {len(nodeids)} tests on candidate {index + 1}", 0.8)
-        else:
-            self._emit(f"running {len(nodeids)} wider tests", 0.9)
-        run = self.run_tests(nodeids, candidate.new_source, label=kind)
-        self._runs[key] = run
-        return run
-
-    def _guard(self, evaluated: _Evaluated) -> tuple[list[TestResult], RunResult | None]:
-        """Regression guard: the wider tests that passed before and fail (or vanish) with the
-        candidate; [] when it is safe."""
-        if not self.request.wider_tests or self.wider_before is None:
-            return [], None
-        after = self._cached_run("wider", self.request.wider_tests, evaluated.candidate, 0)
-        now = after.by_id()
-        broken = [
-            now.get(n) or TestResult(nodeid=n, outcome="error", message="did not run")
-            for n in after.no_longer_passing(self.wider_before)
-        ]
-        self.record("guard", broken=[t.nodeid for t in broken], result=compact_run(after))
-        return broken, after
-
     # -- memory --------------------------------------------------------------------------------
 
-    def _remember(self, evaluated: _Evaluated, verdict: str, kept: bool) -> None:
+    def _remember(self, evaluated: Evaluated, verdict: str, kept: bool) -> None:
         """Keep the attempt for the next prompts; a program seen before is said to repeat, and
         the next turn samples instead of asking greedily again."""
         run, code = evaluated.run, evaluated.candidate.code
@@ -561,7 +463,7 @@ class Session:
             return False
         if self._adopt(start.fix):
             return True
-        self.best, self.best_wider = _Evaluated(start.candidate, start.run), None
+        self.best, self.best_wider = Evaluated(start.candidate, start.run), None
         self.found_by = "edit search (part of a fix)"
         self.current_code, self.current_run = start.code, start.run
         self.fixed_at_turn = self.turn
@@ -573,7 +475,7 @@ class Session:
         if fix is None:
             return False
         self.fix_caveat = caveat
-        self.best = _Evaluated(fix.candidate, fix.chosen_run)
+        self.best = Evaluated(fix.candidate, fix.chosen_run)
         self.best_wider, self.found_by = fix.wider_run, fix.found_by
         self.fixed_at_turn = self.turn  # 0 in `search`; in `auto`, the turn it followed
         self.mode = "search"  # the mode that found it
@@ -605,7 +507,7 @@ class Session:
             self._emit(f"turn {self.turn}/{max_turns}")
             failed = False
             try:
-                outcome = self._turn()
+                outcome = take_turn(self)
             except CallFailed:  # recorded by the model caller: the turn ends, the session not
                 outcome, failed = None, True
             improved = False
@@ -644,13 +546,13 @@ class Session:
             if plan_spent and without_improvement >= AUTO_TURNS_WITHOUT_GAIN:
                 return "no_improvement"  # further turns have not paid
 
-    def _beats_original(self, evaluated: _Evaluated) -> bool:
+    def _beats_original(self, evaluated: Evaluated) -> bool:
         """More chosen tests pass than on the original: a near miss worth a search, even when
         the search's own partial fix (the best so far) passes as many."""
         before = self.chosen_before.passed if self.chosen_before is not None else 0
         return evaluated.run is not None and evaluated.run.passed > before
 
-    def _weigh(self, evaluated: _Evaluated, best_passed: int) -> bool:
+    def _weigh(self, evaluated: Evaluated, best_passed: int) -> bool:
         """A candidate that does not pass every chosen test: the best so far when it passes
         more than any before (True), the version shown next when it passes no fewer than the
         current one; remembered either way."""
@@ -688,7 +590,7 @@ class Session:
             return
         if not self.request.wider_tests:
             return
-        broken, wider = self._guard(self.best)
+        broken, wider = guard(self, self.best)
         if not broken:
             self.best_wider = wider
         else:
