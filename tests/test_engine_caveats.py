@@ -54,14 +54,15 @@ def test_fixes_that_pass_and_differ_are_named_in_the_evidence(tmp_path):
 
 
 def test_in_auto_the_model_chooses_among_fixes_the_tests_cannot_tell_apart(tmp_path):
-    """`hi + 1` and `hi * 1` both pass and differ on clip(3, 2); the search alone proposes the
-    first. In `auto` the model is sampled at their line, and the fix it writes itself is the
-    one proposed, with the vote in the evidence."""
+    """`hi + 1` and `x` pass and differ; the search alone stops there and proposes the
+    first. In `auto` it goes on at their one line (`hi - 1` -> `hi` passes too), the model is
+    sampled there, and the fix it writes itself is the one proposed, with the vote in the
+    evidence."""
     root = _project(tmp_path / "clip")
-    backend = ScriptedBackend(["return min(x, hi * 1)"], prompt_form="completion")
+    backend = ScriptedBackend(["return min(x, hi)"], prompt_form="completion")
     result = run_session(_request(root, mode="auto", max_turns=1), backend)
-    assert result.success and result.fixed_function == CLIP.replace("hi - 1", "hi * 1")
-    assert result.caveat.startswith("2 fixes pass; they differ on clip(")
+    assert result.success and result.fixed_function == CLIP.replace("hi - 1", "hi")
+    assert result.caveat.startswith("3 fixes pass; they differ on clip(")
     assert [bool(r.infill) for r in backend.requests] == [True, True]  # greedy, then sampled
     assert "the one the model writes itself at line 2 (4 of 4 samples)" in result.explanation
     undecided = ScriptedBackend(["return max(x, hi)"], prompt_form="completion")  # no survivor
@@ -70,16 +71,16 @@ def test_in_auto_the_model_chooses_among_fixes_the_tests_cannot_tell_apart(tmp_p
 
 
 def test_a_model_answer_that_is_no_survivor_votes_for_the_one_it_behaves_like(tmp_path):
-    """`min(x, hi)` is none of the search's survivors (it stopped at the one-token edits), but
-    on every generated input it returns what `hi * 1` returns and not what `hi + 1` does: a vote
-    for that behaviour, whose simplest edit is proposed."""
+    """`x if x < hi else hi` is none of the search's survivors, but on every generated input
+    it returns what `hi - 1` -> `hi` returns and not what the others do: a vote for that
+    behaviour, whose simplest edit is proposed."""
     root = _project(tmp_path / "clip")
-    backend = ScriptedBackend(["return min(x, hi)"], prompt_form="completion")
+    backend = ScriptedBackend(["return x if x < hi else hi"], prompt_form="completion")
     transcript = tmp_path / "t.jsonl"
     result = run_session(
         _request(root, mode="auto", max_turns=1, transcript_path=transcript), backend
     )
-    assert result.success and result.fixed_function == CLIP.replace("hi - 1", "hi * 1")
+    assert result.success and result.fixed_function == CLIP.replace("hi - 1", "hi")
     assert "the one that behaves like the model's own answer at line 2 (4 of 4" in (
         result.explanation
     )
