@@ -25,11 +25,12 @@ def test_one():
 """
 
 
-def _project(tmp_path: Path) -> Path:
-    root = tmp_path / "p"
+def _project(tmp_path: Path, module: str = "scaled", code: str = SCALED, tests: str = TEST) -> Path:
+    """A project of one module and its test file, in a folder named after the module."""
+    root = tmp_path / module
     root.mkdir()
-    (root / "scaled.py").write_text(SCALED)
-    (root / "test_scaled.py").write_text(TEST)
+    (root / f"{module}.py").write_text(code)
+    (root / f"test_{module}.py").write_text(tests)
     (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
     return root
 
@@ -76,11 +77,7 @@ def test_without_generated_inputs_the_search_goes_on_at_the_one_line_and_the_mod
     """No input could compare the survivors (here: none are made); they are at one line, the
     place the tests agree on: the search goes on there, and an answer that is a survivor's
     program votes."""
-    root = tmp_path / "q"
-    root.mkdir()
-    (root / "scaled.py").write_text(ONE_LINE)
-    (root / "test_scaled.py").write_text(ONE_LINE_TEST)
-    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    root = _project(tmp_path, code=ONE_LINE, tests=ONE_LINE_TEST)
     transcript = tmp_path / "t.jsonl"
     backend = ScriptedBackend(["return v * factor"], prompt_form="completion")
     request = DebugRequest(project_root=root, file=root / "scaled.py", qualname="scaled",
@@ -156,11 +153,7 @@ def test_at_one_line_the_repair_that_keeps_the_functions_own_errors_is_proposed(
     line. The search judges the rest of its edits there (`str(...)` of the key comes later),
     and the one that keeps every error the original raised (a missing name's message) and
     changes only the TypeError is proposed."""
-    root = tmp_path / "w"
-    root.mkdir()
-    (root / "wraps.py").write_text(WRAPS)
-    (root / "test_wraps.py").write_text(WRAPS_TESTS)
-    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    root = _project(tmp_path, "wraps", WRAPS, WRAPS_TESTS)
     transcript = tmp_path / "t.jsonl"
     request = DebugRequest(project_root=root, file=root / "wraps.py", qualname="lookup",
                            tests=["test_wraps.py::test_found", "test_wraps.py::test_missing_name",
