@@ -5,7 +5,10 @@ output."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
@@ -33,6 +36,26 @@ def test_one_name():
     assert initials("ann") == "A."
 """
 FIXED_INITIALS = INITIALS.replace('split(",")', "split()")
+
+# The bug is the slice that skips the first price (line 4), away from the line that returns.
+TOTAL = """def total_cents(prices):
+    cents = [round(p * 100) for p in prices]
+    total = 0
+    for c in cents[1:]:
+        total += c
+    return total
+"""
+TOTAL_TESTS = """from total import total_cents
+
+
+def test_two_prices():
+    assert total_cents([1.5, 2.25]) == 375
+
+
+def test_no_price():
+    assert total_cents([]) == 0
+"""
+PROJECTS = {"names": (INITIALS, INITIALS_TESTS), "total": (TOTAL, TOTAL_TESTS)}
 
 
 def _failing(left: str, right: str, op: str = "==") -> results.RunResult:
@@ -103,29 +126,40 @@ def test_containers_and_unittest_messages_give_their_values():
     assert values.refusal("def f(s):\n    return s + 'c' or 'Abc'\n", "def f(s):\n    return s\n")
 
 
-def _project(root: Path) -> Path:
+def _project(
+    root: Path, module: str = "names", code: str = INITIALS, tests: str = INITIALS_TESTS
+) -> Path:
     root.mkdir()
-    (root / "names.py").write_text(INITIALS, encoding="utf-8")
-    (root / "test_names.py").write_text(INITIALS_TESTS, encoding="utf-8")
+    (root / f"{module}.py").write_text(code, encoding="utf-8")
+    (root / f"test_{module}.py").write_text(tests, encoding="utf-8")
     return root
 
 
-def test_no_search_candidate_writes_the_expected_text(tmp_path):
-    root = _project(tmp_path / "names")
+@pytest.mark.parametrize(
+    ("module", "qualname", "expected", "fixes"),
+    [("names", "initials", "J.D", False), ("total", "total_cents", "375", True)],
+)
+def test_no_search_candidate_writes_the_expected_value(tmp_path, module, qualname, expected, fixes):
+    """The expected text `J.D.`, and the expected number 375, are written by no candidate;
+    the search finds the slice (`cents[1:]`), not the split's separator (no class makes
+    `split()` of `split(",")`)."""
+    code, tests = PROJECTS[module]
+    root = _project(tmp_path / module, module, code, tests)
     every_line = {n: 0 for n in range(2, 7)}
-    assert not [e for e in generate_edits(INITIALS, 1, every_line, limit=3000) if "J.D" in e.code]
+    assert not [e for e in generate_edits(code, 1, every_line, limit=3000) if expected in e.code]
+    first, second = re.findall(r"def (test_\w+)", tests)
     result = run_session(
         DebugRequest(
-            file=root / "names.py",
-            qualname="initials",
+            file=root / f"{module}.py",
+            qualname=qualname,
             project_root=root,
-            tests=["test_names.py::test_two_names"],
-            wider_tests=["test_names.py::test_one_name"],
+            tests=[f"test_{module}.py::{first}"],
+            wider_tests=[f"test_{module}.py::{second}"],
             mode="search",
         ),
         ScriptedBackend(["never asked"]),
     )
-    assert "J.D." not in (result.fixed_file or "")
+    assert result.success == fixes and expected not in (result.fixed_file or "")
 
 
 def test_a_model_candidate_that_writes_the_expected_text_is_refused(tmp_path):
