@@ -24,6 +24,7 @@ import ast
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -453,8 +454,8 @@ def judge_survivors(
     verdict.groups = [[by_key[k].edit.describe() for k in group] for group in groups]
     behaviours = [[by_key[k] for k in group] for group in groups]  # the survivors, grouped
     firsts = [group[0] for group in behaviours]
-    failures = expected_from(context.chosen_before).failed_with
-    repair = check.only_repair([g[0] for g in groups], failures) if len(groups) > 1 else None
+    answers, failures = [group[0] for group in groups], context.expected.failed_with
+    repair = check.only_repair(answers, failures) if len(groups) > 1 else None
     if len(groups) == 1:
         verdict.rule = "one answer"
         verdict.chosen = [by_key[k] for k in groups[0]] + flawed
@@ -468,7 +469,7 @@ def judge_survivors(
         verdict.rule = "only a repair"
         verdict.caveat = _differ(check, keys, firsts)
         verdict.chosen = [by_key[k] for k in next(g for g in groups if g[0] == repair)]
-        kept_errors = sum(not check.changed(g[0]) for g in groups) > 1  # told apart by errors
+        kept_errors = check.only_repair(answers) is None  # told apart by their errors
         verdict.agreement = (
             f"of {len(groups)} answers that differ on {check.inputs} generated inputs, the only "
             "one that keeps every result the original returned"
@@ -658,6 +659,11 @@ class SearchContext:
     # model_edits/preference.py); None: the rules below decide alone
     prefer: Preference | None = None
 
+    @cached_property
+    def expected(self) -> Expected:
+        """What the failing tests expect raised and what they ended with (evidence.py)."""
+        return expected_from(self.chosen_before)
+
 
 def search_step(context: SearchContext, *, search: bool) -> SearchStep:
     """Localize (always), and when `search`, try edits and verify the best one. Raises
@@ -692,8 +698,7 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         top = max([s.score for s in lines], default=0.0) + 1.0
         given = [SuspiciousLine(n, top, 0, 0, 0, 0) for n in context.first_lines]
         lines = given + [s for s in lines if s.line not in set(context.first_lines)]
-    expected = expected_from(context.chosen_before)  # `pytest.raises(X)` in a failing test...
-    edits = candidate_edits(context.target, lines, context.settings, expected)
+    edits = candidate_edits(context.target, lines, context.settings, context.expected)
     edits, refused = refuse_overfitting(context, edits)
     judging = Judging.of(context)
 
