@@ -1,12 +1,12 @@
 """Whether a fix is asked as the whole function or as SEARCH/REPLACE blocks (edit_blocks.py).
 
-A whole-function answer repeats every line of the function. On the real dev set's long
-functions (docstrings of 20-60 lines) that is most of a session's time and often all of the
-answer budget: click `Option.get_help_record` spent 1,104 s on four answers cut at the length
-limit or near it (docs/bench/session35/), and no rewrite of a long function fixed anything
-there. When the function alone would take more than half the step's answer budget, the chat
-steps ask for the changed lines only; a short function (every QuixBugs and HumanEvalFix one) is
-asked for whole, as before. Completion prompts (base models) continue the function's own text
+A whole-function answer repeats every line of the function. On the real dev set's long functions
+(docstrings of 20-60 lines) that is most of a session's time and often all of the answer budget:
+click `Option.get_help_record` spent 1,104 s on four answers cut at the length limit or near it
+(docs/bench/real-dev-auto-1.5b/2026-12-05-a16a980/), and no rewrite of a long function fixed
+anything there. When the function alone would take more than half the step's answer budget, the
+chat steps ask for the changed lines only; a short function (every QuixBugs and HumanEvalFix one)
+is asked for whole, as before. Completion prompts (base models) continue the function's own text
 and always get it whole. The size is estimated from the characters (context_fit.estimate_tokens),
 not counted by the model: counting would ask the model's process before the call itself.
 """
