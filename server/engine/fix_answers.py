@@ -33,7 +33,7 @@ def ask_for_fix(session: Session, variables: PromptVars) -> list[Candidate]:
     for code only (with a larger budget after a cut).
 
     Why the no-code case: Qwen2.5-Coder-0.5B answered `Bug: ...` and stopped, with no code,
-    in 23 of 24 `none` sessions on QuixBugs dev (docs/bench/quixbugs-dev-modes-0.5b/), so that
+    in almost every `none` session on QuixBugs dev (docs/bench/quixbugs-dev-modes-0.5b/), so that
     mode could not fix anything with it."""
     request = session.request
     step, n = session.strategy.fix_step, max(1, request.samples)

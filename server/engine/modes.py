@@ -269,11 +269,11 @@ def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[Pla
     `auto` (docs/MODES.md has the table and the measurements behind it): after the edit search
     and the model's local edits (session.py), one whole-function mode, `ut`, because the failing
     tests' real values in the shortest prompt fixed the most with a small local model (QuixBugs
-    dev, Qwen2.5-Coder-1.5B: ut 8, probe 3 of the same 13); it goes on while it gains, and two
+    dev with Qwen2.5-Coder-1.5B, against `probe` and `none`); it goes on while it gains, and two
     turns in a row without gain (AUTO_TURNS_WITHOUT_GAIN) end the session. `explain` after it
-    fixed 0 and 1 problems on QuixBugs dev and HumanEvalFix dev40 for 39% and 41% of the time
-    (0 and 0.14 fixes a minute against 0.85 and 0.43 for `ut`'s turn), so it went when the local
-    edits came. `probe` and `explain` stay modes of their own.
+    fixed next to nothing on QuixBugs dev and HumanEvalFix dev40 for much of the time, far fewer
+    fixes a minute than `ut`'s turn, so it went when the local edits came. `probe` and `explain`
+    stay modes of their own.
 
     Without tests there are no failures to show or run, so every mode that needs them falls back
     to `explain` (the model can still reason about the code on its own). `requested` was checked

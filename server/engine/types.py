@@ -57,8 +57,8 @@ class DebugRequest:
     max_tokens: int | None = None  # per model call; None: the step's default (modes.py)
     temperature: float = 0.7  # used only when samples > 1 (greedy otherwise)
     # automatic probes in `probe` mode; `lines` (assignments too) by measurement: its log shows a
-    # line the reference fix changes in 50 of 62 dev problems, `blocks` in 37, for 894 vs 604
-    # log chars (medians), 1.13x vs 1.09x run time (`selfdebug bench probes`, docs/bench/probes/)
+    # line the reference fix changes in more dev problems than `blocks`, for a longer log and a
+    # little more run time (`selfdebug bench probes`, docs/bench/probes/)
     probe_level: Literal["blocks", "lines"] = "lines"
     log_chars: int = 4000  # probe/print log shown to the model, truncated with a marker
     prompts_dir: Path | None = None  # overrides templates by name (also env SELFDEBUG_PROMPTS_DIR)

@@ -2,7 +2,7 @@
 
 A whole-function answer repeats every line of the function. On the real dev set's long functions
 (docstrings of 20-60 lines) that is most of a session's time and often all of the answer budget:
-click `Option.get_help_record` spent 1,104 s on four answers cut at the length limit or near it
+click `Option.get_help_record`'s whole-function answers were all cut at the length limit or near it
 (docs/bench/real-dev-auto-1.5b/2026-12-05-a16a980/), and no rewrite of a long function fixed
 anything there. When the function alone would take more than half the step's answer budget, the
 chat steps ask for the changed lines only; a short function (every QuixBugs and HumanEvalFix one)

@@ -3,7 +3,7 @@
 A function documented for mkdocs holds a Markdown example in its docstring (```` ```pycon ````
 ... ```` ``` ````). One regex stops the reply's block at that inner fence, leaving an
 unterminated triple-quoted string: every answer for such a function was rejected as "does not
-parse" (7 of 7 on a real repository). Here a fence line only closes a block when the code
+parse" (seen on a real repository). Here a fence line only closes a block when the code
 before it parses as Python; where no fence line does, the first one closes it, as before (a
 block that never parses is then reported as it is).
 """

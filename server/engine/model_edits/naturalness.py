@@ -13,9 +13,10 @@ from deciding.
 Chosen only when the best reads more naturally than the line it replaces (a fix lowers the
 model's surprise at the code; a survivor that raises it is no better evidenced than the bug)
 and beats every other behaviour's best by MARGIN; else nothing, and the search's own rules
-decide. Measured without the first condition (session 40): it chose three wrong fixes among
-survivors none of which was right (QuixBugs kth, depth_first_search; HumanEvalFix/147), and
-one right one (HumanEvalFix/124) that it now leaves undecided.
+decide. Measured without the first condition (docs/bench/humanevalfix-dev40-auto-1.5b/, the run
+at 5e4852a): it chose wrong fixes among survivors none of which was right (QuixBugs kth,
+depth_first_search; HumanEvalFix/147) more often than a right one, which it now leaves
+undecided (HumanEvalFix/124).
 """
 
 from __future__ import annotations

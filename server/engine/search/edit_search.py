@@ -414,10 +414,9 @@ def judge_survivors(
     Without that evidence (no inputs could be made), survivors at several lines are treated as
     disagreeing; at one line the model votes (`vote`; its answers count only when they are a
     survivor's program, or scored) before the smallest is taken (HumanEvalFix/147: scored
-    among survivors at four lines, a wrong one was chosen where none was right). Measured on
-    QuixBugs dev before the check (visible tests: one or two
-    cases): of 13 plausible search fixes, 5 failed hidden tests; 2 of those 5 had survivors at
-    several lines, 1 of the 8 right ones did."""
+    among survivors at four lines, a wrong one was chosen where none was right). On QuixBugs dev
+    before the check (visible tests: one or two cases), survivors at several lines were far more
+    common among the search's fixes that failed hidden tests than among the right ones."""
     alone = {s.edit.code for s in kept}
     kept = [s for s in kept if not any(p.code in alone for p in s.edit.parts)]  # minimal ones
     programs = [group[0] for group in _by_program(kept).values()][:MAX_CHECKED]

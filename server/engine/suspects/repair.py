@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 SUSPECTS_TRIED = 3  # sessions at most, best suspect first
 # An `auto` walk's model steps (minutes a suspect on 2 cores, against seconds for the search)
-# run on the first suspect only: the one the ranking puts first is the case's function in 23 of
-# 33 real dev cases (docs/bench/localize-from-failure/), and every other suspect had its search.
+# run on the first suspect only: the one the ranking puts first is most often the case's function
+# (docs/bench/localize-from-failure/), and every other suspect had its search.
 MODEL_SUSPECTS = 1
 FAILURE_BUDGET_S = 900.0  # the walk's time over all its sessions, unless the caller says
 
