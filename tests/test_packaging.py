@@ -22,7 +22,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # What a build of the package reads (pyproject.toml names README.md as the long description).
-BUILD_INPUTS = ("pyproject.toml", "README.md", "selfdebug", "server", "instrument", "prompts")
+BUILD_INPUTS = (
+    "pyproject.toml",
+    "README.md",
+    "selfdebug",
+    "server",
+    "instrument",
+    "prompts",
+    "client-neovim",
+)
 # A setuptools warning, as Python prints it ("file:line: Category: message"), or as pip >= 25
 # relays it ("BuildBackendWarning: ..."). InformationOnly is setuptools' "Editable installation."
 SETUPTOOLS_WARNING = re.compile(r"\b(\w*Warning|InformationOnly): ")
@@ -177,6 +185,11 @@ def test_the_installed_wheel_runs_the_demo_help_instrument_and_the_search(
 
     # the demo project as the wheel installed it
     (package_dir,) = (installed.parent / "lib").glob("python*/site-packages/selfdebug")
+    # the Neovim plugin too: the folder a plugin manager's `dir` names
+    plugin = run([selfdebug, "editor-path", "neovim"], cwd=tmp_path)
+    assert plugin.returncode == 0, plugin.stderr
+    assert Path(plugin.stdout.strip()) == (package_dir / "neovim").resolve()
+    assert (package_dir / "neovim" / "lsp" / "selfdebug.lua").is_file()
     project = tmp_path / "demo"
     shutil.copytree(package_dir / "demo_project", project)
     probed = run([selfdebug, "instrument", "demo/shop.py::total_price"], cwd=tmp_path)

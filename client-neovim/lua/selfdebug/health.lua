@@ -59,11 +59,14 @@ local function check_client(selfdebug)
   else
     vim.health.error('Neovim ' .. tostring(vim.version()) .. ' is too old', 'selfdebug needs Neovim 0.11+ (vim.lsp.config)')
   end
+  local enabled = vim.lsp.is_enabled and vim.lsp.is_enabled('selfdebug')
   if selfdebug.did_setup then
     vim.health.ok("require('selfdebug').setup() was called")
+  elseif enabled then
+    vim.health.ok("vim.lsp.enable('selfdebug') was called (lsp/selfdebug.lua)")
   else
-    vim.health.warn("require('selfdebug').setup() was not called: the server is not enabled", {
-      "call it from your init.lua, or give your plugin manager `opts` (client-neovim/README.md)",
+    vim.health.warn("the server is not enabled", {
+      "call vim.lsp.enable('selfdebug') (or require('selfdebug').setup()) from your init.lua (client-neovim/README.md)",
     })
   end
   for _, old in ipairs(vim.api.nvim_get_runtime_file('lua/selfdebug.lua', true)) do
@@ -129,7 +132,7 @@ end
 function M.check()
   local selfdebug = require('selfdebug')
   check_client(selfdebug)
-  check_server(selfdebug.config)
+  check_server(selfdebug.resolved_config())
 end
 
 return M

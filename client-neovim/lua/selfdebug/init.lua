@@ -1,12 +1,13 @@
--- selfdebug for Neovim 0.11+, the plugin's entry point (`require('selfdebug')`). Put this folder
--- (client-neovim/) on the runtimepath with a plugin manager or as a native package (README.md
--- beside it) and call:
+-- selfdebug for Neovim 0.11+, the client (`require('selfdebug')`). Put this folder (client-neovim/,
+-- or `selfdebug editor-path neovim`) on the runtimepath (README.md beside it) and enable the
+-- server, whose configuration is lsp/selfdebug.lua:
 --
---   require('selfdebug').setup({
---     -- cmd = { '/path/to/venv/bin/selfdebug', 'serve' },   -- default: `selfdebug` on PATH
---     settings = { selfdebug = { maxTurns = 4, mode = 'auto', runOnSave = false } },
---     -- init_options = { selfdebug = { trustedWorkspace = true } },  -- the project's .venv may run
---   })
+--   vim.lsp.enable('selfdebug')
+--   -- vim.lsp.config('selfdebug', { cmd = { '/path/to/venv/bin/selfdebug', 'serve' },
+--   --   settings = { selfdebug = { maxTurns = 4, mode = 'auto', runOnSave = false } },
+--   --   init_options = { selfdebug = { trustedWorkspace = true } } })  -- the project's .venv may run
+--
+-- or call `require('selfdebug').setup(opts)` with the same options (plugin managers' `opts`).
 --
 -- Then, on a Python function: `gra` (or `:lua vim.lsp.buf.code_action()`) offers "Self-debug `f`"
 -- (and the print-debugging / explaining variants, and "Run tests for `f`"). Picking one runs the
@@ -283,13 +284,15 @@ function M.show_report()
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(M.last_report.markdown, '\n'))
 end
 
-function M.setup(opts)
-  local config = vim.tbl_deep_extend('force', M.defaults, opts or {})
-  M.config = config
-  M.did_setup = true
-  config.handlers = vim.tbl_extend('force', config.handlers or {}, {
-    ['selfdebug/sessionReport'] = on_session_report,
-  })
+--- The LSP client's configuration: `M.defaults` less the plugin's own options (`review`), with
+--- the handlers and client-side commands the plugin answers. `lsp/selfdebug.lua` returns it, so
+--- that `vim.lsp.enable('selfdebug')` alone is a complete set-up (Neovim 0.11's `vim.lsp.config`).
+function M.client_config()
+  local config = vim.deepcopy(M.defaults)
+  config.review = nil
+  -- an empty Lua table is sent as a JSON list; the server's settings are an object
+  config.settings = { selfdebug = vim.empty_dict() }
+  config.handlers = { ['selfdebug/sessionReport'] = on_session_report }
   -- The code actions' "Self-debug `f`" runs here, in the client: it asks the server for a
   -- proposal (selfdebug.proposeFix) and opens the diff preview instead of applying the fix.
   local function proposing(command, context)
@@ -298,32 +301,42 @@ function M.setup(opts)
       M.propose(command.arguments[1], context.bufnr, client, command.command)
     end
   end
-  config.commands = vim.tbl_extend('force', config.commands or {}, {
+  config.commands = {
     ['selfdebug.selfDebug'] = proposing,
     ['selfdebug.debugFailure'] = proposing, -- "Self-debug the failure of `test_x`"
-  })
+  }
+  return config
+end
+
+--- The server's configuration as Neovim resolved it (`lsp/selfdebug.lua`, then every
+--- `vim.lsp.config('selfdebug', ...)` over it), or the plugin's defaults before any.
+function M.resolved_config()
+  local ok, resolved = pcall(function()
+    return vim.lsp.config.selfdebug
+  end)
+  if ok and type(resolved) == 'table' and resolved.cmd then
+    return resolved
+  end
+  return M.config
+end
+
+--- The older set-up, kept for plugin managers' `opts`: the options over the defaults (the
+--- plugin's `review` options kept here, the rest given to `vim.lsp.config`), then enabled.
+function M.setup(opts)
+  opts = opts or {}
+  M.config = vim.tbl_deep_extend('force', M.defaults, opts)
+  M.did_setup = true
+  local lsp = vim.deepcopy(opts)
+  lsp.review = nil
+  local ours = M.client_config()
+  local config = vim.tbl_deep_extend('force', ours, lsp)
+  -- the plugin's own handler and commands win over a user's of the same name
+  config.handlers = vim.tbl_extend('force', config.handlers or {}, ours.handlers)
+  config.commands = vim.tbl_extend('force', config.commands or {}, ours.commands)
   vim.lsp.config('selfdebug', config)
   vim.lsp.enable('selfdebug')
-
-  vim.api.nvim_create_user_command('SelfDebug', function(args)
-    M.run_at_cursor('selfdebug.selfDebug', args.args)
-  end, { nargs = '?', desc = 'Self-debug the function under the cursor [mode]' })
-  vim.api.nvim_create_user_command('SelfDebugFailure', function(args)
-    M.run_at_cursor('selfdebug.debugFailure', args.args)
-  end, { nargs = '?', desc = 'Self-debug the failure of the test under the cursor [mode]' })
-  vim.api.nvim_create_user_command('SelfDebugTests', function()
-    M.run_at_cursor('selfdebug.runTests')
-  end, { desc = 'Run the tests of the function under the cursor' })
-  vim.api.nvim_create_user_command('SelfDebugAccept', M.accept, {
-    desc = 'Apply the fix under review to its buffer (refused if the buffer changed)',
-  })
-  vim.api.nvim_create_user_command('SelfDebugReject', M.reject, {
-    desc = 'Drop the fix under review (the buffer stays unchanged)',
-  })
-  vim.api.nvim_create_user_command('SelfDebugReport', M.show_report, {
-    desc = 'Show the last selfdebug session report (explanation, diff)',
-  })
-  return config
+  require('selfdebug.commands').create() -- when plugin/ was not sourced (rtp appended late)
+  return M.config
 end
 
 return M
