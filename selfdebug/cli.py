@@ -12,6 +12,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from selfdebug.exit_codes import ExitCode
+
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "instrument": (
@@ -66,9 +68,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "_main", None):
         parser.print_help(sys.stderr)
-        return 2
+        return ExitCode.USAGE
     try:
         return int(args._main(args))
     except KeyboardInterrupt:
         print("selfdebug: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
+    except Exception as error:  # a bug of ours: one line, the traceback saved (exit 5)
+        from selfdebug.internal_error import report_internal_error
+
+        return report_internal_error(
+            error,
+            command=args.command,
+            argv=sys.argv if argv is None else ["selfdebug", *argv],
+            transcript=getattr(args, "transcript", None),
+            with_traceback=args.command in INTERNAL_COMMANDS,  # its stderr is a log we read
+        )
