@@ -163,3 +163,16 @@ def test_a_bug_of_ours_exits_5_in_one_line_with_the_traceback_saved(
     assert cli.main(["fix", "calc.py::sum_to", "--transcript", "again.jsonl"]) == ExitCode.INTERNAL
     err = capsys.readouterr().err
     assert "Traceback" in err and "transcript: again.jsonl" in err  # the traceback, asked for
+
+
+# -- doctor --
+def test_doctor_of_a_missing_project_exits_2(tmp_path):
+    done = selfdebug("doctor", str(tmp_path / "nonexistent"), "--quick", cwd=tmp_path)
+    assert done.returncode == ExitCode.USAGE, done.stdout + done.stderr
+    assert f"the project {tmp_path / 'nonexistent'} does not exist" in done.stderr
+
+
+def test_doctor_with_a_failing_check_exits_1(project):
+    done = selfdebug("doctor", str(project), "--quick", "--backend", "openai", cwd=project)
+    assert done.returncode == ExitCode.NO_FIX, done.stdout + done.stderr
+    assert "[FAIL] endpoint: --backend openai needs --endpoint URL" in done.stdout
