@@ -3,6 +3,7 @@ script sees them: real `selfdebug` processes on small projects, `--mode search` 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -176,3 +177,24 @@ def test_doctor_with_a_failing_check_exits_1(project):
     done = selfdebug("doctor", str(project), "--quick", "--backend", "openai", cwd=project)
     assert done.returncode == ExitCode.NO_FIX, done.stdout + done.stderr
     assert "[FAIL] endpoint: --backend openai needs --endpoint URL" in done.stdout
+
+
+# -- test --
+def test_test_runs_the_named_tests_without_a_function(project, tmp_path):
+    passing = selfdebug("test", "--test", "test_calc.py::test_zero", cwd=project)
+    assert passing.returncode == ExitCode.OK, passing.stdout + passing.stderr
+    assert "1/1 passed" in passing.stdout
+    absolute = f"{project / 'test_calc.py'}::test_three"
+    failing = selfdebug("test", "--test", absolute, "--test", absolute[:-5] + "zero", "--json",
+                        cwd=tmp_path)  # fmt: skip
+    assert failing.returncode == ExitCode.NO_FIX, failing.stdout + failing.stderr
+    report = json.loads(failing.stdout)  # the progress went to stderr
+    assert report["target"] is None and report["project_root"] == str(project)
+    outcomes = {t["nodeid"]: t["outcome"] for t in report["result"]["tests"]}
+    assert outcomes == {"test_calc.py::test_three": "failed", "test_calc.py::test_zero": "passed"}
+
+
+def test_test_without_a_function_or_tests_exits_2(project):
+    done = selfdebug("test", cwd=project)
+    assert done.returncode == ExitCode.USAGE, done.stdout + done.stderr
+    assert "give the function" in done.stderr
