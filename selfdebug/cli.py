@@ -12,6 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from selfdebug import exit_codes
 from selfdebug.exit_codes import ExitCode
 
 # name -> (module, one-line help)
@@ -35,12 +36,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "models": ("selfdebug.commands.models", "list the known local models and their state"),
     "doctor": ("selfdebug.commands.doctor", "check this machine: sandbox, model, binding, GPU"),
 }
+# Their --help ends with the exit-code table (the codes a script checks).
+SHOW_EXIT_CODES = frozenset({"test", "fix", "doctor"})
 # Started by selfdebug itself, not listed in --help.
 INTERNAL_COMMANDS: dict[str, str] = {"model-worker": "selfdebug.commands.model_worker"}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="selfdebug", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="selfdebug",
+        description=__doc__.splitlines()[0],
+        epilog=exit_codes.epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     from selfdebug import __version__
 
     parser.add_argument("--version", action="version", version=f"selfdebug {__version__}")
@@ -51,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
             name,
             help=help_text,
             description=module.__doc__,
+            epilog=exit_codes.epilog() if name in SHOW_EXIT_CODES else None,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(cmd)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from selfdebug import cli
+from selfdebug import cli, exit_codes
 from selfdebug.exit_codes import ExitCode
 
 README = Path(__file__).parent.parent / "README.md"
@@ -62,6 +62,22 @@ def selfdebug(*args: str, cwd: Path, env: dict[str, str] | None = None):
 def fix_sum_to(*extra: str, cwd: Path):
     tests = ["--test", "test_calc.py::test_three", "--test", "test_calc.py::test_one"]
     return selfdebug("fix", "calc.py::sum_to", *tests, "--mode", "search", *extra, cwd=cwd)
+
+
+# -- the table, where a user reads it --
+def test_readme_lists_the_same_table_as_the_code():
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("Exit codes, the same for every command") :]
+    rows = re.findall(r"^\| (\d+) \| (.+) \|$", section.split("\n\n", 2)[1], re.MULTILINE)
+    assert {int(code): meaning for code, meaning in rows} == exit_codes.DESCRIPTIONS
+
+
+@pytest.mark.parametrize("command", [[], ["fix"], ["test"], ["doctor"]])
+def test_help_prints_the_exit_codes(command, capsys):
+    with pytest.raises(SystemExit) as done:
+        cli.main([*command, "--help"])
+    assert done.value.code == 0
+    assert exit_codes.epilog() in capsys.readouterr().out
 
 
 # -- fix --
