@@ -12,6 +12,9 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from selfdebug import exit_codes
+from selfdebug.exit_codes import ExitCode
+
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "instrument": (
@@ -37,12 +40,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "print the folder of the Neovim plugin installed with selfdebug",
     ),
 }
+# Their --help ends with the exit-code table (the codes a script checks).
+SHOW_EXIT_CODES = frozenset({"test", "fix", "doctor"})
 # Started by selfdebug itself, not listed in --help.
 INTERNAL_COMMANDS: dict[str, str] = {"model-worker": "selfdebug.commands.model_worker"}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="selfdebug", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="selfdebug",
+        description=__doc__.splitlines()[0],
+        epilog=exit_codes.epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     from selfdebug import __version__
 
     parser.add_argument("--version", action="version", version=f"selfdebug {__version__}")
@@ -53,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
             name,
             help=help_text,
             description=module.__doc__,
+            epilog=exit_codes.epilog() if name in SHOW_EXIT_CODES else None,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(cmd)
@@ -70,9 +81,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "_main", None):
         parser.print_help(sys.stderr)
-        return 2
+        return ExitCode.USAGE
     try:
         return int(args._main(args))
     except KeyboardInterrupt:
         print("selfdebug: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
+    except Exception as error:  # a bug of ours: one line, the traceback saved (exit 5)
+        from selfdebug.internal_error import report_internal_error
+
+        return report_internal_error(
+            error,
+            command=args.command,
+            argv=sys.argv if argv is None else ["selfdebug", *argv],
+            transcript=getattr(args, "transcript", None),
+            with_traceback=args.command in INTERNAL_COMMANDS,  # its stderr is a log we read
+        )

@@ -26,10 +26,12 @@ def for_signal(signum: int) -> int:
     return 128 + int(signum)
 
 
-# One line each for `--help` epilogs and the README, from the table above.
+# One line each for `--help` epilogs and the README's table (tests/test_exit_codes.py keeps the
+# README's the same), from the table above.
 DESCRIPTIONS: dict[int, str] = {
-    ExitCode.OK: "fixed (written with --write), or nothing to fix",
-    ExitCode.NO_FIX: "no fix: no candidate passes the chosen tests (test: a test fails)",
+    ExitCode.OK: "fixed (written with --write), or nothing to fix (test: all pass; doctor: all ok)",
+    ExitCode.NO_FIX: "no fix: no candidate passes the chosen tests (test: a test fails; doctor: a "
+    "check fails)",
     ExitCode.USAGE: "usage or input error",
     ExitCode.SESSION_FAILED: "the session failed (the model could not start or never answered)",
     ExitCode.NOT_WRITTEN: "a fix was found but not written (file changed on disk, or unwritable)",

@@ -2,7 +2,8 @@
 `total_price`) to a temporary folder and run `selfdebug fix` on it, by default with the default
 local model (Qwen2.5-Coder-1.5B-Instruct, run by llama.cpp on this machine). Prints the diff and the
 evidence. Exits 0 when a fix that passes the demo's tests was found, 1 when none was, 2 on a setup
-or usage error (the message says what to do).
+or usage error (the message says what to do); any other code is `selfdebug fix`'s own (3 the
+session failed, 130 interrupted).
 
 The demo's mode is `ut`, so that the model is seen at work: `fix`'s default, `auto`, fixes this
 bug with its edit search alone, in seconds, before any model call.
@@ -18,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from selfdebug.commands.model_options import add_model_arguments, model_argv
+from selfdebug.exit_codes import ExitCode
 from selfdebug.server.engine.types import MODES
 
 DEMO_FILE = "shop.py"
@@ -88,14 +90,14 @@ def main(args: argparse.Namespace) -> int:
         try:
             fix_args = fix_arguments(args, project)
         except SystemExit:
-            return 2
+            return ExitCode.USAGE
         code = fix.main(fix_args)
         print()
-        if code == 0:
+        if code == ExitCode.OK:
             print("Demo finished: a FIX WAS FOUND and it passes the tests (shown above as a diff;")
             print("the demo project in the temporary folder was not modified).")
-            return 0
-        if code == 1:
+            return ExitCode.OK
+        if code == ExitCode.NO_FIX:
             print("Demo finished: the pipeline ran, but NO FIX WAS FOUND this time. Try more turns")
             print("(--max-turns 6), another mode (--mode probe), or another model:")
             print("  selfdebug demo --model qwen2.5-coder-1.5b   (`selfdebug models` lists them)")
@@ -103,13 +105,13 @@ def main(args: argparse.Namespace) -> int:
                 "  selfdebug demo --backend openai --model-name M "
                 "--endpoint http://127.0.0.1:8000/v1"
             )
-            return 1
+            return ExitCode.NO_FIX
         print(
             f"Demo could not run: `selfdebug fix` exited with {code} (see the message above; "
             "`selfdebug doctor` checks the setup).",
             file=sys.stderr,
         )
-        return 2
+        return code  # its meaning kept: a failed session (3) or Ctrl-C (130) is no usage error
     finally:
         if args.keep:
             print(f"(kept {work})")

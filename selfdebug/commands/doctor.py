@@ -3,7 +3,8 @@ pytest, whether it imports the project's own package, the protection tests run u
 (bubblewrap; without it Landlock read+write, or none: `--json` says which as "protection"), the
 model file, the llama.cpp binding (it loads the model and generates one token in the model
 process, so a crashing build is caught without crashing), GPU offload, and a configured endpoint.
-Exit 0 when every critical check passes, 1 otherwise.
+Exit 0 when every critical check passes, 1 when one fails, 2 for a usage error (a PROJECT folder
+that does not exist).
 
 `--quick` checks the model without loading it (its file is there and verified, the binding is
 installed): what an editor's health check runs (`:checkhealth selfdebug` in Neovim). `--json`
@@ -14,12 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
 from selfdebug.commands.isolation_options import add_isolation_arguments
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
+from selfdebug.exit_codes import ExitCode
 
 
 @dataclass
@@ -258,6 +261,10 @@ def report(checks: list[Check], protection: str) -> Report:
 
 
 def main(args: argparse.Namespace) -> int:
+    if not Path(args.project).is_dir():  # else its checks would pass for a folder above it
+        problem = "does not exist" if not Path(args.project).exists() else "is not a folder"
+        print(f"selfdebug doctor: the project {args.project} {problem}", file=sys.stderr)
+        return ExitCode.USAGE
     checks = run_checks(args)
     passed = all(check.ok for check in checks if check.critical)
     if args.json:
@@ -268,4 +275,4 @@ def main(args: argparse.Namespace) -> int:
             if not check.ok and check.hint:
                 print(f"       fix: {check.hint}")
         print("all critical checks pass" if passed else "some critical checks FAILED")
-    return 0 if passed else 1
+    return ExitCode.OK if passed else ExitCode.NO_FIX

@@ -4,10 +4,8 @@
 
 Finds the function's tests when none are named, runs the debugging loop in a sealed shadow copy,
 prints the diff, the model's explanation and the evidence ("passes N/M chosen, K/L wider").
-The file is written only with --write, and only if it did not change meanwhile.
-Exit codes: 0 a candidate passes the chosen tests (or they already pass), 1 no candidate does,
-2 usage/input error, 3 the session failed (an error ended it, or no model call answered),
-130 cancelled.
+The file is written only with --write, and only if it did not change meanwhile: a fix found
+but not written (the file changed, or cannot be written) exits 4 with the reason.
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ from selfdebug.commands.isolation_options import (
     warn_about,
 )
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
+from selfdebug.exit_codes import ExitCode
 from selfdebug.server.engine.types import MODES
 
 if TYPE_CHECKING:
@@ -95,12 +94,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--diff", action="store_true", help="only print the diff (the default)")
 
 
-EXIT_FIXED, EXIT_NO_CANDIDATE, EXIT_USAGE, EXIT_FAILED, EXIT_CANCELLED = 0, 1, 2, 3, 130
-
-
 def _fail(message: str) -> int:
     print(f"selfdebug fix: {message}", file=sys.stderr)
-    return 2
+    return ExitCode.USAGE
 
 
 def _last_lines(message: str, count: int = 4) -> str:
@@ -371,7 +367,7 @@ def main(args: argparse.Namespace) -> int:
         result = _run_with_progress(request, backend, console, runner)
     except RuntimeError as error:
         print(f"selfdebug fix: the session failed: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.SESSION_FAILED
     finally:
         backend.close()
         runner.close()
@@ -381,34 +377,43 @@ def main(args: argparse.Namespace) -> int:
 
 def deliver(result: DebugResult, request: DebugRequest, original: str, *, write: bool) -> int:
     """The exit code for a finished session, and the fix written when asked and the file has
-    not changed since `original` was read."""
+    not changed since `original` was read (else NOT_WRITTEN, the reason on stderr)."""
     if result.stop_reason == "already_passing":
         print("Nothing to fix: the chosen tests already pass.")
-        return EXIT_FIXED
+        return ExitCode.OK
     if result.stop_reason == "cancelled":
         print("Cancelled; the file was not changed.", file=sys.stderr)
-        return EXIT_CANCELLED
+        return ExitCode.INTERRUPTED
     if result.stop_reason == "error" and result.error.startswith(("cannot read", "the tests")):
         return _fail(_last_lines(result.error))
     if not result.success and session_failed(result):
         print("selfdebug fix: the session failed; the file was not changed.", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.SESSION_FAILED
     if not result.success:
         print("No candidate passes the chosen tests; the file was not changed.")
-        return EXIT_NO_CANDIDATE
+        return ExitCode.NO_FIX
     if write:
         assert result.fixed_file is not None
         if _read(request.file) != original:
             print(
-                f"selfdebug fix: {request.file} changed during the session; not writing",
+                f"selfdebug fix: {request.file} changed during the session; not writing "
+                "(the fix is shown above)",
                 file=sys.stderr,
             )
-            return 1
-        with request.file.open("w", encoding="utf-8", newline="") as handle:
-            handle.write(result.fixed_file)
+            return ExitCode.NOT_WRITTEN
+        try:
+            with request.file.open("w", encoding="utf-8", newline="") as handle:
+                handle.write(result.fixed_file)
+        except OSError as error:  # read-only, immutable, a full disk: the user's to correct
+            print(
+                f"selfdebug fix: could not write {request.file}: {error.strerror or error}; "
+                "the fix is shown above",
+                file=sys.stderr,
+            )
+            return ExitCode.NOT_WRITTEN
         print(f"Fix found and written to {request.file}.")
     else:
         print("Fix found. Run again with --write to apply it.")
     if result.transcript_path:
         print(f"Transcript: {result.transcript_path}")
-    return EXIT_FIXED
+    return ExitCode.OK

@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from selfdebug.commands.fix import (
-    EXIT_FAILED,
-    EXIT_FIXED,
     _fail,
     _read,
     _run_with_progress,
@@ -25,6 +23,7 @@ from selfdebug.commands.fix import (
     session_options,
 )
 from selfdebug.commands.isolation_options import runner_settings_from, warn_about
+from selfdebug.exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -91,14 +90,14 @@ def _localize_and_repair(
     found = localize_failure(runner, root, tests)
     if found.passed:
         print("Nothing to fix: the tests pass.")
-        return 0
+        return ExitCode.OK
     if found.error:
         return _fail(found.error)
     for line in found.table():
         print(line)
     if not found.suspects:
         print("No function of the project ran in the failing tests; nothing to repair.")
-        return 1
+        return ExitCode.NO_FIX
     try:
         backend = session_backend(args, args.mode)
     except BackendConfigError as error:
@@ -131,7 +130,7 @@ def _localize_and_repair(
         )
     except RuntimeError as error:
         print(f"selfdebug fix: the session failed: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return ExitCode.SESSION_FAILED
     finally:
         backend.close()
     for attempt in attempts:
@@ -147,7 +146,7 @@ def _localize_and_repair(
     shown = reported(attempts)
     if shown is None or shown.result is None or shown.request is None:
         print("No suspect could be debugged.")
-        return 1
+        return ExitCode.NO_FIX
     request = shown.request
     base = shown.base
     if base is not None and base.result is not None and base.request is not None:
@@ -161,13 +160,19 @@ def _localize_and_repair(
     if args.write and shown.result.success:
         for file in other:  # the first function's file, when not the second's: as it was read?
             if _read(file) != originals.get(file):
-                print(f"selfdebug fix: {file} changed during the session; not writing",
-                      file=sys.stderr)  # fmt: skip
-                return 1
+                print(f"selfdebug fix: {file} changed during the session; not writing "
+                      "(the fix is shown above)", file=sys.stderr)  # fmt: skip
+                return ExitCode.NOT_WRITTEN
     code = deliver(shown.result, request, originals[request.file], write=args.write)
-    if args.write and code == EXIT_FIXED and shown.result.success:
+    if args.write and code == ExitCode.OK and shown.result.success:
         for file, text in other.items():
-            with file.open("w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
+            try:
+                with file.open("w", encoding="utf-8", newline="") as handle:
+                    handle.write(text)
+            except OSError as error:  # the second function's file: the first one is written
+                print(f"selfdebug fix: could not write {file}: {error.strerror or error}; "
+                      f"{request.file} was written, the rest of the fix is shown above",
+                      file=sys.stderr)  # fmt: skip
+                return ExitCode.NOT_WRITTEN
             print(f"And written to {file}.")
     return code

@@ -1,11 +1,13 @@
-"""Run the tests of one function in a sealed shadow copy of its project.
+"""Run the tests of one function, or the named tests, in a sealed shadow copy of its project.
 
     selfdebug test path/mod.py::func [--test NODEID ...] [--timeout S] [--json]
+    selfdebug test --test NODEID [--test NODEID ...]
 
 Without --test, the function's tests are found: the ones that execute it (static candidates
-confirmed by running them, cached per function; server/runner/discover_exec.py).
-Exit codes: 0 every test passes, 1 some fail (or the run failed), 2 usage/input error (missing
-file or function, no tests found, an interpreter without pytest).
+confirmed by running them, cached per function; server/runner/discover_exec.py). Without the
+function, the named tests run, in the project of the first one (as `selfdebug fix --test`).
+Exit 0 when every test passes, 1 when one fails (or the run failed), 2 for a usage or input error
+(a missing file or function, no tests found, an interpreter without pytest).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import json
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,13 +25,20 @@ from selfdebug.commands.isolation_options import (
     runner_settings_from,
     warn_about,
 )
+from selfdebug.exit_codes import ExitCode
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from selfdebug.server.runner import RunResult, TestCandidate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", help="the function: path/to/module.py::qualname")
+    parser.add_argument(
+        "target",
+        nargs="?",
+        help="the function: path/to/module.py::qualname; without it, the --test ids are run",
+    )
     parser.add_argument(
         "--test", action="append", default=[], metavar="NODEID", help="run this test (repeat)"
     )
@@ -39,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _fail(message: str) -> int:
     print(f"selfdebug test: {message}", file=sys.stderr)
-    return 2
+    return ExitCode.USAGE
 
 
 def _function_exists(file: Path, qualname: str) -> str:
@@ -55,26 +65,51 @@ def _function_exists(file: Path, qualname: str) -> str:
     return ""
 
 
-def main(args: argparse.Namespace) -> int:
-    from selfdebug.server.engine.request import RequestError, normalize_nodeid
-    from selfdebug.server.runner import (
-        DiscoveryError,
-        ProjectRunner,
-        cli_boundary,
-        find_project_root,
-    )
-    from selfdebug.server.runner.discover_exec import discover_tests
+def _project_of(args: argparse.Namespace) -> tuple[Path, Path | None, str] | str:
+    """(project root, the function's file or None, its qualname), or a usage error: the
+    function's project, or without a function the first --test's."""
+    from selfdebug.server.runner import cli_boundary, find_project_root
+    from selfdebug.server.runner.results import nodeid_file
 
+    if args.target is None:
+        if not args.test:
+            return "give the function (path/to/module.py::qualname) or the --test ids to run"
+        first = Path(nodeid_file(args.test[0]))
+        if not first.exists():
+            return f"no such test file: {first}"
+        return find_project_root(first.resolve(), cli_boundary(first)), None, ""
     path, sep, qualname = args.target.rpartition("::")
     if not sep or not path or not qualname:
-        return _fail(f"expected path/to/module.py::function, got {args.target!r}")
+        return f"expected path/to/module.py::function, got {args.target!r}"
     file = Path(path).resolve()
     if not file.is_file():
-        return _fail(f"no such file: {path}")
+        return f"no such file: {path}"
     problem = _function_exists(file, qualname)
     if problem:
-        return _fail(problem)
-    project_root = find_project_root(file, cli_boundary(file))
+        return problem
+    return find_project_root(file, cli_boundary(file)), file, qualname
+
+
+@contextmanager
+def _status(message: str) -> Iterator[None]:
+    """A spinner on stderr while the tests run (stdout keeps the results and --json); shown
+    only on a terminal, and gone when done."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    with Console(stderr=True).status(escape(message)):
+        yield
+
+
+def main(args: argparse.Namespace) -> int:
+    from selfdebug.server.engine.request import RequestError, normalize_nodeid
+    from selfdebug.server.runner import DiscoveryError, ProjectRunner
+    from selfdebug.server.runner.discover_exec import discover_tests
+
+    found_project = _project_of(args)
+    if isinstance(found_project, str):
+        return _fail(found_project)
+    project_root, file, qualname = found_project
     try:  # the same reading of a typed node id as `selfdebug fix` and the editor
         nodeids = [normalize_nodeid(t, project_root) for t in args.test]
     except RequestError as error:
@@ -89,14 +124,17 @@ def main(args: argparse.Namespace) -> int:
         candidates: list[TestCandidate] = []
         found_by = ""
         if not nodeids:
+            assert file is not None
             try:
-                found = discover_tests(project_root, file, qualname, runner=runner)
+                with _status(f"finding the tests of {qualname}"):
+                    found = discover_tests(project_root, file, qualname, runner=runner)
             except DiscoveryError as error:
                 return _fail(str(error))
             candidates, nodeids, found_by = found.tests, found.nodeids, found.summary()
             for warning in found.warnings:
                 print(f"selfdebug test: {warning}", file=sys.stderr)
-        result = runner.run(nodeids)
+        with _status(f"running {len(nodeids)} test(s) in a sealed copy of {project_root}"):
+            result = runner.run(nodeids)
     if args.json:
         answer = _as_json(args.target, project_root, candidates, result)
         print(json.dumps({**answer, "found_by": found_by}, indent=2))
@@ -105,12 +143,12 @@ def main(args: argparse.Namespace) -> int:
             print(f"tests: {found_by}")
         _print_summary(project_root, candidates, result)
     if result.error and not result.tests:
-        return 2
-    return 0 if result.all_passed else 1
+        return ExitCode.USAGE
+    return ExitCode.OK if result.all_passed else ExitCode.NO_FIX
 
 
 def _as_json(
-    target: str, project_root: Path, candidates: list[TestCandidate], result: RunResult
+    target: str | None, project_root: Path, candidates: list[TestCandidate], result: RunResult
 ) -> dict[str, Any]:
     from selfdebug.server.runner import isolation_warning
     from selfdebug.server.runner.sandbox import protection
