@@ -32,6 +32,7 @@ from selfdebug.server.backends.base import Backend
 from selfdebug.server.backends.settings import BackendSettings
 from selfdebug.server.lsp.configuration import SettingsCache
 from selfdebug.server.lsp.diagnostics import DiagnosticStore
+from selfdebug.server.lsp.document_trees import DocumentTrees
 from selfdebug.server.lsp.protocol import INTERNAL_ERROR, AnsweringProtocol
 from selfdebug.server.lsp.runners import RunnerPool
 from selfdebug.server.lsp.transport import read_messages
@@ -83,6 +84,7 @@ class SelfDebugServer(LanguageServer):
         )
         self.settings_cache = SettingsCache()
         self.diagnostics = DiagnosticStore()  # test failures, their function texts, what ran
+        self.trees = DocumentTrees()  # each open document's syntax tree, parsed once per text
         self.backends = BackendCache()
         self.runners = RunnerPool()  # warm shadow copies, reused across jobs
         self.session_running = False  # one model session at a time (one model, one CPU budget)
@@ -151,6 +153,7 @@ class SelfDebugServer(LanguageServer):
     def close(self) -> None:
         self.backends.close()
         self.runners.close()
+        self.trees.close()
         self.workers.shutdown(wait=False, cancel_futures=True)
 
 
