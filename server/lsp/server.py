@@ -35,6 +35,7 @@ from selfdebug.server.lsp.diagnostics import DiagnosticStore
 from selfdebug.server.lsp.document_trees import DocumentTrees
 from selfdebug.server.lsp.protocol import INTERNAL_ERROR, AnsweringProtocol
 from selfdebug.server.lsp.runners import RunnerPool
+from selfdebug.server.lsp.session_queue import SessionQueue
 from selfdebug.server.lsp.transport import read_messages
 
 logger = logging.getLogger(__name__)
@@ -87,7 +88,7 @@ class SelfDebugServer(LanguageServer):
         self.trees = DocumentTrees()  # each open document's syntax tree, parsed once per text
         self.backends = BackendCache()
         self.runners = RunnerPool()  # warm shadow copies, reused across jobs
-        self.session_running = False  # one model session at a time (one model, one CPU budget)
+        self.sessions = SessionQueue()  # one model session at a time (one model, one CPU budget)
         self.workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="selfdebug-job")
         self.background: set[asyncio.Task[Any]] = set()
 
