@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import io
 import threading
+import time
 import tokenize
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -192,13 +193,14 @@ READ_CHUNK = 1 << 14
 
 def parse_tree(utf8: bytes) -> tree_sitter.Tree:
     """tree-sitter's tree of UTF-8 text. A big text is handed to the parser in chunks: tree-sitter
-    holds the GIL while it parses, and each chunk read is Python code, where a waiting thread
-    (the language server's event loop, issue 51) can take the GIL back: a parse in a worker
-    thread then no longer stalls the others for its whole length."""
+    holds the GIL while it parses, and each chunk read lets a waiting thread (the language
+    server's event loop, issue 51) take it: a parse in a worker thread then no longer stalls the
+    others for its whole length."""
     if len(utf8) <= READ_CHUNK:
         return parser().parse(utf8)
 
     def read(offset: int, _: object) -> bytes:
+        time.sleep(0)  # gives up the GIL to a thread that waits for it, at once
         return utf8[offset : offset + READ_CHUNK]
 
     return parser().parse(read)
