@@ -120,15 +120,16 @@ def find_function(parsed: ParsedSource, qualname: str) -> Definition:
     )
 
 
-def locate_function(source: bytes, qualname: str) -> FunctionLocation:
-    """Locate `qualname` in `source`; raises FunctionNotFound or SourceSyntaxError."""
-    parsed = parse(source)
+def locate_function(source: bytes | ParsedSource, qualname: str) -> FunctionLocation:
+    """Locate `qualname` in `source` (or its parse, kept by the caller); raises
+    FunctionNotFound or SourceSyntaxError."""
+    parsed = source if isinstance(source, ParsedSource) else parse(source)
     return _location(parsed, find_function(parsed, qualname))
 
 
-def locate_at(source: bytes, line0: int, utf16_col: int) -> FunctionLocation | None:
+def locate_at(source: bytes | ParsedSource, line0: int, utf16_col: int) -> FunctionLocation | None:
     """The innermost function whose range (decorators included) holds the LSP position."""
-    parsed = parse(source)
+    parsed = source if isinstance(source, ParsedSource) else parse(source)
     if line0 < 0 or line0 > parsed.root.end_point.row:
         return None
     column = parsed.byte_column(line0, utf16_col)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import io
 import threading
+import time
 import tokenize
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -121,11 +122,16 @@ class ParsedSource:
         start = self.row_start(row)
         return code_units(self.utf8[start : start + byte_column].decode("utf-8", "replace"))
 
-    def byte_column(self, row: int, utf16_column: int) -> int:
-        """0-based row + LSP UTF-16 column -> byte column in the parsed text."""
+    def line(self, row: int) -> str:
+        """The text of 0-based `row`, without its line end."""
         start = self.row_start(row)
         end = self.utf8.find(b"\n", start)
-        line = self.utf8[start : len(self.utf8) if end < 0 else end].decode("utf-8", "replace")
+        text = self.utf8[start : len(self.utf8) if end < 0 else end].decode("utf-8", "replace")
+        return text.rstrip("\r")
+
+    def byte_column(self, row: int, utf16_column: int) -> int:
+        """0-based row + LSP UTF-16 column -> byte column in the parsed text."""
+        line = self.line(row)
         return len(line[: char_index(line, utf16_column)].encode("utf-8"))
 
     def first_error(self, node: tree_sitter.Node | None = None) -> tree_sitter.Node | None:
@@ -167,7 +173,7 @@ def parse(source: bytes) -> ParsedSource:
             return cached
         encoding = detect_encoding(source) if _maybe_declares_encoding(source) else "utf-8"
         if encoding in ("utf-8", "utf-8-sig") or source.isascii():
-            parsed = ParsedSource(source, encoding, source, parser().parse(source))
+            parsed = ParsedSource(source, encoding, source, parse_tree(source))
         else:
             parsed = _parse_transcoded(source, encoding)
         if len(_cache) >= 8:
@@ -179,7 +185,25 @@ def parse(source: bytes) -> ParsedSource:
 def parse_text(text: str) -> ParsedSource:
     """Parse already decoded text: no encoding declaration applies to it any more."""
     utf8 = text.encode("utf-8", "surrogatepass")
-    return ParsedSource(utf8, "utf-8", utf8, parser().parse(utf8))
+    return ParsedSource(utf8, "utf-8", utf8, parse_tree(utf8))
+
+
+READ_CHUNK = 1 << 14
+
+
+def parse_tree(utf8: bytes) -> tree_sitter.Tree:
+    """tree-sitter's tree of UTF-8 text. A big text is handed to the parser in chunks: tree-sitter
+    holds the GIL while it parses, and each chunk read lets a waiting thread (the language
+    server's event loop, issue 51) take it: a parse in a worker thread then no longer stalls the
+    others for its whole length."""
+    if len(utf8) <= READ_CHUNK:
+        return parser().parse(utf8)
+
+    def read(offset: int, _: object) -> bytes:
+        time.sleep(0)  # gives up the GIL to a thread that waits for it, at once
+        return utf8[offset : offset + READ_CHUNK]
+
+    return parser().parse(read)
 
 
 # The last few sources parsed: the server asks about the same buffer several times in a row.
@@ -214,4 +238,4 @@ def _parse_transcoded(source: bytes, encoding: str) -> ParsedSource:
     if data != len(source):  # a stateful encoding: per-character sizes do not add up
         raise SourceSyntaxError(f"unsupported encoding {encoding}", 1)
     utf8 = text.encode("utf-8")
-    return ParsedSource(source, encoding, utf8, parser().parse(utf8), u8_points, data_points)
+    return ParsedSource(source, encoding, utf8, parse_tree(utf8), u8_points, data_points)

@@ -41,6 +41,7 @@ export interface ServerSettings {
     isolation: Isolation;
     runOnSave: boolean;
     showReport: boolean;
+    maxDocumentBytes: number;
     pythonPath: string;
 }
 
@@ -66,6 +67,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
     isolation: 'auto',
     runOnSave: false,
     showReport: false,
+    maxDocumentBytes: 2000000,
     pythonPath: '',
 };
 

@@ -40,6 +40,7 @@ describe('readServerSettings', () => {
             isolation: 'rlimits',
             runOnSave: true,
             showReport: true,
+            maxDocumentBytes: 500000,
             pythonPath: '/usr/bin/python3.12',
         };
         setFakeWorkspace({ settings: { '': { ...user, interpreter: '/venv/bin/python' } }, folders: [] });

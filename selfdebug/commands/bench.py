@@ -15,6 +15,7 @@ BENCHMARKS: dict[str, str] = {
     "runner": "runner overhead over bare pytest, cold and warm shadow copy",
     "backend": "model prompt/generation tokens per second and prefix-reuse ratio",
     "lsp": "code-action listing latency over stdio, idle and during a session",
+    "lsp-latency": "code-action latency on a small file while a 10 MB file is edited",
     "repair": "fix rate per feedback mode on a benchmark dataset",
     "overhead": "all the system's own overheads in one run",
     "search": "edit search: candidates judged per second and line-coverage overhead",

@@ -3,8 +3,10 @@ Python function under the cursor, and on a test function "Self-debug the failure
 (the bug may be in any function the test runs; self_debug_failure.py).
 
 Why so little work here: editors ask for code actions on every cursor move, so listing is one
-tree-sitter lookup and nothing else; the real work happens when the user picks the action (the
-action carries a Command; see run_tests.py and self_debug.py).
+tree-sitter lookup and nothing else, on the document's tree kept per text (document_trees.py: a
+big document is parsed off the event loop; one over the `maxDocumentBytes` setting gets no actions
+and the user is told once); the real work happens when the user picks the action (the action
+carries a Command; see run_tests.py and self_debug.py).
 """
 
 from __future__ import annotations
@@ -20,10 +22,17 @@ from lsprotocol.types import (
     CodeActionOptions,
     CodeActionParams,
     Command,
+    Position,
 )
+from pygls.workspace.position_codec import PositionCodec
+from pygls.workspace.text_document import TextDocument
 
+from selfdebug.instrument.locate import FunctionLocation, locate_at
+from selfdebug.instrument.source import ParsedSource
 from selfdebug.server.engine.modes import Mode
-from selfdebug.server.lsp.positions import utf16_position
+from selfdebug.server.lsp.configuration import cached_settings
+from selfdebug.server.lsp.document_trees import over_limit
+from selfdebug.server.lsp.positions import utf16_column
 from selfdebug.server.lsp.run_tests import RUN_TESTS
 from selfdebug.server.lsp.self_debug import SELF_DEBUG
 from selfdebug.server.lsp.self_debug_failure import DEBUG_FAILURE
@@ -90,27 +99,55 @@ def is_test_function(uri: str, qualname: str) -> bool:
     )
 
 
+def function_at(
+    parsed: ParsedSource, position: Position, codec: PositionCodec
+) -> FunctionLocation | None:
+    """The innermost function at a client position (its encoding's columns)."""
+    column = utf16_column(parsed.line(position.line), position.character, codec)
+    return locate_at(parsed, position.line, column)
+
+
+def too_big(ls: SelfDebugServer, document: TextDocument) -> bool:
+    """Whether the document is over the `maxDocumentBytes` setting; the user is told once."""
+    limit = cached_settings(ls, document.uri).max_document_bytes
+    if not over_limit(document.source, limit):
+        return False
+    if ls.settings_cache.first_time(f"over the size limit: {document.uri}"):
+        name = document.uri.rsplit("/", 1)[-1]
+        size = len(document.source) / 1e6
+        message = (
+            f"`{name}` is over {limit / 1e6:g} MB ({size:.1f} MB; setting selfdebug."
+            "maxDocumentBytes): no self-debug actions for it, so that the editor stays responsive"
+        )
+        logger.info("%s", message)
+        ls.show(message)
+    return True
+
+
 def register(server: SelfDebugServer) -> None:
     @server.feature(TEXT_DOCUMENT_CODE_ACTION, CodeActionOptions(code_action_kinds=[KIND]))
-    def code_actions(ls: SelfDebugServer, params: CodeActionParams) -> list[CodeAction] | None:
+    async def code_actions(
+        ls: SelfDebugServer, params: CodeActionParams
+    ) -> list[CodeAction] | None:
         uri = params.text_document.uri
         if not uri.endswith((".py", ".pyi")) or not wanted(params.context.only):
             return None
+        document = ls.workspace.text_documents.get(uri)  # never read from disk here
+        if document is None or too_big(ls, document):
+            return None
+        version = document.version
         try:
-            from selfdebug.instrument import locate_at
-
-            document = ls.workspace.text_documents.get(uri)  # never read from disk here
-            if document is None:
-                return None
-            line, column = utf16_position(document, params.range.start)
-            location = locate_at(document.source.encode("utf-8"), line, column)
+            position, codec = params.range.start, document.position_codec
+            location = await ls.trees.analyse(
+                document, lambda parsed: function_at(parsed, position, codec)
+            )
         except Exception:  # a half-typed file must never break the editor's lightbulb
             logger.exception("code action lookup failed in %s", uri)
             return None
         if location is None:
             return None
-        actions = function_actions(uri, document.version, location.qualname, location.name)
+        actions = function_actions(uri, version, location.qualname, location.name)
         if is_test_function(uri, location.qualname):
-            failure = failure_action(uri, document.version, location.qualname, location.name)
+            failure = failure_action(uri, version, location.qualname, location.name)
             actions.insert(0, failure)  # on a test, its failure is what the user wants debugged
         return actions

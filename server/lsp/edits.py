@@ -23,6 +23,7 @@ from lsprotocol.types import (
 )
 from pygls.workspace.position_codec import PositionCodec
 
+from selfdebug.instrument.source import ParsedSource
 from selfdebug.server.lsp.positions import UTF16, lsp_range
 
 ANNOTATION_ID = "selfdebug.fix"
@@ -78,13 +79,14 @@ def take_snapshot(
     )
 
 
-def function_hash_in(source: str, qualname: str) -> str | None:
-    """Hash of the function's current text, None when it is gone or cannot be found."""
+def function_hash_in(source: str | ParsedSource, qualname: str) -> str | None:
+    """Hash of the function's current text (in the document's text, or its kept tree), None
+    when it is gone or cannot be found."""
     from selfdebug.instrument import locate_function
 
     try:
-        data = source.encode("utf-8")
-        location = locate_function(data, qualname)
+        data = source.data if isinstance(source, ParsedSource) else source.encode("utf-8")
+        location = locate_function(source if isinstance(source, ParsedSource) else data, qualname)
     except Exception:
         return None
     return text_hash(location.text(data))

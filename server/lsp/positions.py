@@ -53,6 +53,11 @@ def utf16_position(document: TextDocument, position: Position) -> tuple[int, int
     lines = document.lines
     if position.line >= len(lines):
         return position.line, 0
-    line = lines[position.line].rstrip("\r\n")
-    index = char_index(line, position.character, _encoding(document.position_codec))
-    return position.line, code_units(line[:index])
+    column = utf16_column(lines[position.line], position.character, document.position_codec)
+    return position.line, column
+
+
+def utf16_column(line_text: str, character: int, codec: PositionCodec = UTF16) -> int:
+    """The UTF-16 column on `line_text` of a client column (in the negotiated encoding)."""
+    line = line_text.rstrip("\r\n")
+    return code_units(line[: char_index(line, character, _encoding(codec))])

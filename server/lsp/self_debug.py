@@ -2,12 +2,13 @@
 
 Argument: one JSON object (schema in arguments.py), {uri, qualname | position, version?, mode?}.
 Malformed arguments are answered at once with InvalidParams. The session runs in a worker thread
-with a progress bar and the user's cancel: find the tests, run the engine (its first run of the
-tests is published as diagnostics as soon as the engine reports it), then deliver the fix and the
-session report (`selfdebug/sessionReport`, and a markdown file). `selfdebug.selfDebug` sends the
-fix as `workspace/applyEdit` (needsConfirmation); `selfdebug.proposeFix` runs the same session but
-answers with the fix instead of applying it (`proposal`, schema in proposal.py), so an editor can
-show a diff and apply it on Accept. Failures become a report and a message, never a dead server.
+with a progress bar and the user's cancel, one at a time (another waits its turn in
+session_queue.py): find the tests, run the engine (its first run of the tests is published as
+diagnostics as soon as the engine reports it), then deliver the fix and the session report
+(`selfdebug/sessionReport`, and a markdown file). `selfdebug.selfDebug` sends the fix as
+`workspace/applyEdit` (needsConfirmation); `selfdebug.proposeFix` runs the same session but answers
+with the fix instead of applying it (`proposal`, schema in proposal.py), so an editor can show a
+diff and apply it on Accept. Failures become a report and a message, never a dead server.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from selfdebug.server.lsp.progress import JobProgress
 from selfdebug.server.lsp.run_tests import show_failures
 from selfdebug.server.lsp.runners import RunnerPool
 from selfdebug.server.lsp.server import SelfDebugServer  # pygls reads the handlers' annotations
+from selfdebug.server.lsp.session_queue import queued_message
 from selfdebug.server.lsp.settings import (
     ServerSettings,
     backend_settings,
@@ -82,24 +84,31 @@ async def one_session(
     ls: SelfDebugServer, target: FunctionTarget, title: str, first: str, body: SessionBody
 ) -> dict[str, Any]:
     """A session command's frame: the function as the editor has it now (refused when it
-    moved since the request, or while another session runs), the settings, a cancellable
-    progress titled `title` (with `{}` for the function's name), and every ending (a result,
-    a cancel, an error) answered with a session report, never a dead server."""
+    moved since the request), a cancellable progress titled `title` (with `{}` for the
+    function's name), its turn in the session queue (session_queue.py: "queued behind `f`"
+    while another runs; the function is read again when its turn comes), the settings, and
+    every ending (a result, a cancel, an error) answered with a session report, never a dead
+    server."""
     snapshot = await resolve_async(ls, target)
     moved = moved_since_request(target.version, snapshot)
     if moved:
         ls.show(f"`{snapshot.qualname}` not debugged: {moved}; run it again", MessageType.Warning)
         return {"started": False, "error": moved}
-    if ls.session_running:
-        ls.show("a self-debug session is already running; cancel it or wait", MessageType.Warning)
-        return {"started": False, "error": "a session is already running"}
-    ls.session_running = True
     job: JobProgress | None = None
     title = title.format(snapshot.qualname)
     try:
-        settings = await fetch_settings(ls, snapshot.uri)
-        job = await JobProgress.start(ls, title, first)
-        return await body(snapshot, settings, job)
+        job = started = await JobProgress.start(ls, title, first)
+
+        def queued(running: str, ahead: int) -> None:
+            started.report(queued_message(running, ahead))
+
+        async with ls.sessions.turn(snapshot.qualname, job.cancel, queued) as waited:
+            if waited:
+                job.cancel.raise_if_cancelled()
+                snapshot = await resolve_async(ls, target)
+                job.report(first)
+            settings = await fetch_settings(ls, snapshot.uri)
+            return await body(snapshot, settings, job)
     except Cancelled:
         return send_report(ls, plain_report(snapshot, "cancelled", "cancelled by the user"), None)
     except Exception as error:
@@ -107,7 +116,6 @@ async def one_session(
         ls.show(f"{title} failed: {error}", MessageType.Error)
         return send_report(ls, plain_report(snapshot, "error", str(error)), None)
     finally:
-        ls.session_running = False
         if job is not None:
             job.end("cancelled" if job.cancel.cancelled else "done")
 

@@ -32,8 +32,10 @@ from selfdebug.server.backends.base import Backend
 from selfdebug.server.backends.settings import BackendSettings
 from selfdebug.server.lsp.configuration import SettingsCache
 from selfdebug.server.lsp.diagnostics import DiagnosticStore
+from selfdebug.server.lsp.document_trees import DocumentTrees
 from selfdebug.server.lsp.protocol import INTERNAL_ERROR, AnsweringProtocol
 from selfdebug.server.lsp.runners import RunnerPool
+from selfdebug.server.lsp.session_queue import SessionQueue
 from selfdebug.server.lsp.transport import read_messages
 
 logger = logging.getLogger(__name__)
@@ -83,9 +85,10 @@ class SelfDebugServer(LanguageServer):
         )
         self.settings_cache = SettingsCache()
         self.diagnostics = DiagnosticStore()  # test failures, their function texts, what ran
+        self.trees = DocumentTrees()  # each open document's syntax tree, parsed once per text
         self.backends = BackendCache()
         self.runners = RunnerPool()  # warm shadow copies, reused across jobs
-        self.session_running = False  # one model session at a time (one model, one CPU budget)
+        self.sessions = SessionQueue()  # one model session at a time (one model, one CPU budget)
         self.workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="selfdebug-job")
         self.background: set[asyncio.Task[Any]] = set()
 
@@ -151,6 +154,7 @@ class SelfDebugServer(LanguageServer):
     def close(self) -> None:
         self.backends.close()
         self.runners.close()
+        self.trees.close()
         self.workers.shutdown(wait=False, cancel_futures=True)
 
 

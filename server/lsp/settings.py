@@ -79,6 +79,8 @@ class ServerSettings:
     isolation: str = attrs.field(default="auto", validator=_in(("auto", "bwrap", "rlimits")))
     run_on_save: bool = False
     show_report: bool = False
+    # a document bigger than this (UTF-8 bytes) gets no self-debug actions: never parsed for them
+    max_document_bytes: int = attrs.field(default=2_000_000, validator=_positive)
     python_path: str = ""  # the project's interpreter; "" = the server's own
     # Machine-scoped (see `machine_scoped`): a workspace can neither weaken nor grant them.
     require_sandbox: bool = False  # refuse to run tests without bubblewrap
