@@ -17,7 +17,7 @@ async def test_search_mode_shows_suspicious_lines_and_names_the_finder(start):  
     )
     client = ws.client
     uri = ws.open("calc.py")
-    action = (await ws.actions(uri, 4, 4))[0]  # on the `def mean` line
+    action = (await ws.actions(uri, 3, 4))[0]  # on the `def mean` line
     await asyncio.wait_for(ws.command(action.command.command, *action.command.arguments), 180)
     information = [d for d in client.diagnostics[uri] if d.severity == 3]
     assert information, client.diagnostics[uri]

@@ -31,16 +31,16 @@ async def test_a_document_over_the_limit_gets_no_actions_and_one_message(start):
     (ws.project / "near.py").write_text(module(100), encoding="utf-8")  # under the limit
     big, near, small = ws.open("big.py"), ws.open("near.py"), ws.open("calc.py")
 
-    assert await ws.actions(big, 1, 8) is None  # inside helper_0
+    assert await ws.actions(big, 0, 6) is None  # on helper_0's def line
     client.text_document_did_change(  # an editor sending the whole text again
         DidChangeTextDocumentParams(
             text_document=VersionedTextDocumentIdentifier(uri=big, version=2),
             content_changes=[TextDocumentContentChangeWholeDocument(text=big_text + "# x\n")],
         )
     )
-    assert await ws.actions(big, 5, 8) is None  # asked again: still nothing, and no new message
-    assert commands_of(await ws.actions(near, 5, 8))[0][0] == "Self-debug `helper_1`"
-    assert commands_of(await ws.actions(small, 6, 8))[0][0] == "Self-debug `mean`"
+    assert await ws.actions(big, 4, 6) is None  # asked again: still nothing, and no new message
+    assert commands_of(await ws.actions(near, 4, 6))[0][0] == "Self-debug `helper_1`"
+    assert commands_of(await ws.actions(small, 3, 6))[0][0] == "Self-debug `mean`"
 
     told = [m.message for m in client.messages if "big.py" in m.message]
     assert len(told) == 1, told

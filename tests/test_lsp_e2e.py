@@ -29,7 +29,9 @@ from lsprotocol.types import (
     CodeActionClientCapabilities,
     CodeActionContext,
     CodeActionParams,
+    CodeActionTriggerKind,
     Command,
+    Diagnostic,
     DidChangeConfigurationParams,
     DidChangeTextDocumentParams,
     DidOpenTextDocumentParams,
@@ -189,7 +191,7 @@ CAPABILITIES = ClientCapabilities(
         ),
         code_action=CodeActionClientCapabilities(
             code_action_literal_support=ClientCodeActionLiteralOptions(
-                code_action_kind=ClientCodeActionKindOptions(value_set=["", "quickfix"])  # type: ignore[list-item]
+                code_action_kind=ClientCodeActionKindOptions(value_set=["", "quickfix", "refactor"])  # type: ignore[list-item]
             )
         ),
     ),
@@ -238,13 +240,25 @@ class Workspace:
             )
         )
 
-    async def actions(self, uri: str, line: int, character: int):
+    async def actions(
+        self,
+        uri: str,
+        line: int,
+        character: int,
+        diagnostics: list[Diagnostic] | None = None,
+        only: list[str] | None = None,
+        trigger: CodeActionTriggerKind | None = None,
+    ):
         position = Position(line=line, character=character)
         return await self.client.text_document_code_action_async(
             CodeActionParams(
                 text_document=TextDocumentIdentifier(uri=uri),
                 range=Range(start=position, end=position),
-                context=CodeActionContext(diagnostics=[]),
+                context=CodeActionContext(
+                    diagnostics=diagnostics or [],
+                    only=only,  # type: ignore[arg-type]
+                    trigger_kind=trigger,
+                ),
             )
         )
 
@@ -311,7 +325,7 @@ async def test_code_actions_on_and_off_a_function(start):
     ws = await start(initialization_options={"mode": "simple"})
     uri = ws.open("calc.py")
 
-    listed = commands_of(await ws.actions(uri, 6, 8))  # `total += value` inside mean
+    listed = commands_of(await ws.actions(uri, 3, 6))  # on `def mean`'s name
     assert [title for title, _, _ in listed] == [
         "Self-debug `mean`",
         "Self-debug `mean` with print debugging",
@@ -325,22 +339,71 @@ async def test_code_actions_on_and_off_a_function(start):
     assert first == {"uri": uri, "qualname": "mean", "version": 1}  # mode: the setting's, later
     assert listed[1][2]["mode"] == "print" and listed[2][2]["mode"] == "explain"
 
-    method = commands_of(await ws.actions(uri, 16, 12))  # inside Stats.spread
+    method = commands_of(await ws.actions(uri, 15, 12))  # on Stats.spread's def line
     assert method[0][0] == "Self-debug `spread`"
     assert method[0][2]["qualname"] == "Stats.spread"
+    assert all(a.kind == "refactor.rewrite.selfdebug" for a in await ws.actions(uri, 3, 0))
+
+    # inside a body with no failing test there: no lightbulb on every line of every function
+    assert await ws.actions(uri, 6, 8) is None  # `total += value`
+    assert await ws.actions(uri, 16, 12) is None  # inside Stats.spread
 
     assert await ws.actions(uri, 0, 3) is None  # the module docstring: no function here
     assert await ws.actions(uri, 14, 0) is None  # `class Stats:` line, outside any def
 
 
+async def test_quick_fix_on_a_failing_test_diagnostic_and_the_lightbulb(start):
+    """Where a failing test's diagnostic is, "Self-debug" is a preferred quick fix bound to it (on
+    the function, and on the test's failing assert: its failure); `context.only` and an
+    automatic request (the lightbulb) are honoured; never a `source.*` action."""
+    ws = await start(initialization_options={"mode": "search"})
+    client = ws.client
+    uri, test_uri = ws.open("calc.py"), ws.open("tests/test_calc.py")
+    await ws.command("selfdebug.runTests", {"uri": uri, "qualname": "mean"})
+    await client.until(lambda: any(d.code == "test-failure" for d in client.diagnostics[test_uri]))
+    on_function = [d for d in client.diagnostics[uri] if d.code == "test-failure"]
+    on_test = [d for d in client.diagnostics[test_uri] if d.code == "test-failure"]
+    assert on_function and on_function[0].range.start.line == 3  # `def mean`
+
+    # the failing assert in the test file: the test's failure, as a quick fix, and nothing else
+    assert_line = on_test[0].range.start.line
+    (fix,) = await ws.actions(test_uri, assert_line, 8, diagnostics=on_test[:1])
+    assert fix.title.startswith("Self-debug the failure of `test_mean_")
+    assert fix.kind == "quickfix.selfdebug" and fix.is_preferred
+    assert list(fix.diagnostics or ()) == on_test[:1]
+    assert await ws.actions(test_uri, assert_line, 8) is None  # the same line, no diagnostic
+
+    # on `def mean` with its diagnostic: the quick fix first, then the refactor actions
+    listed = await ws.actions(uri, 3, 6, diagnostics=on_function)
+    assert [(a.title, a.kind) for a in listed][:2] == [
+        ("Self-debug `mean`", "quickfix.selfdebug"),
+        ("Self-debug `mean`", "refactor.rewrite.selfdebug"),
+    ]
+    assert len(listed) == 5
+    quick = await ws.actions(uri, 3, 6, diagnostics=on_function, only=["quickfix"])
+    assert [a.kind for a in quick] == ["quickfix.selfdebug"]
+    refactor = await ws.actions(uri, 3, 6, diagnostics=on_function, only=["refactor"])
+    assert {a.kind for a in refactor} == {"refactor.rewrite.selfdebug"} and len(refactor) == 4
+    assert await ws.actions(uri, 3, 6, only=["source.fixAll"]) is None
+    assert await ws.actions(uri, 3, 6, only=["source"]) is None
+
+    # the lightbulb (an automatic request) on the def line with no diagnostic or selection: none;
+    # with the diagnostic: the quick fix alone
+    automatic = CodeActionTriggerKind.Automatic
+    assert await ws.actions(uri, 3, 6, trigger=automatic) is None
+    bulb = await ws.actions(uri, 3, 6, diagnostics=on_function, trigger=automatic)
+    assert [a.kind for a in bulb] == ["quickfix.selfdebug"]
+
+
 async def test_code_actions_on_a_file_with_syntax_errors(start):
     ws = await start()
     uri = ws.open("broken_syntax.py")
-    listed = commands_of(await ws.actions(uri, 1, 8))  # inside the intact `half`
+    listed = commands_of(await ws.actions(uri, 0, 5))  # on the intact `half`'s def line
     assert listed and listed[0][2]["qualname"] == "half"
     await ws.actions(uri, 5, 10)  # inside the broken def: any answer, but an answer
+    await ws.actions(uri, 4, 6)  # on the broken def's line: likewise
     # ... and the server is still alive and answering
-    assert commands_of(await ws.actions(uri, 1, 4))[0][0] == "Self-debug `half`"
+    assert commands_of(await ws.actions(uri, 0, 4))[0][0] == "Self-debug `half`"
 
 
 async def test_full_session_publishes_diagnostics_applies_the_fix_and_clears(start):
@@ -351,7 +414,7 @@ async def test_full_session_publishes_diagnostics_applies_the_fix_and_clears(sta
     client = ws.client
     uri = ws.open("calc.py")
     test_uri = ws.uri("tests/test_calc.py")
-    action = (await ws.actions(uri, 4, 4))[0]  # on the `def mean` line
+    action = (await ws.actions(uri, 3, 4))[0]  # on the `def mean` line
     result = await asyncio.wait_for(
         ws.command(action.command.command, *action.command.arguments), 120
     )
@@ -466,7 +529,7 @@ async def test_cancel_stops_the_session_and_kills_the_tests_within_a_second(star
     assert client.edits == []
     assert isinstance(client.progress_reports[token][-1], WorkDoneProgressEnd)
     # the server is still fine
-    assert await ws.actions(uri, 20, 8)
+    assert await ws.actions(uri, 19, 8)
 
 
 async def test_cancel_while_the_model_is_answering_stops_it_within_a_second(start):
@@ -577,7 +640,7 @@ async def test_a_request_with_malformed_lsp_params_still_gets_an_error(start):
         await asyncio.wait_for(asyncio.wrap_future(answer), 1.0)
     assert time.monotonic() - started < 1.0
     assert "invalid params for textDocument/codeAction" in str(error.value)
-    assert commands_of(await ws.actions(uri, 6, 8))  # and the server goes on
+    assert commands_of(await ws.actions(uri, 3, 6))  # and the server goes on
 
 
 async def test_missing_function_and_unknown_command_are_errors(start):
@@ -636,7 +699,7 @@ async def test_the_mode_setting_is_read_when_the_session_starts(start):
     ws = await start(script={"replies": [FIX_REPLY]}, settings={"maxTurns": 1, "mode": "simple"})
     client = ws.client
     uri = ws.open("calc.py")
-    action = (await ws.actions(uri, 4, 4))[0]
+    action = (await ws.actions(uri, 3, 4))[0]
     assert "mode" not in action.command.arguments[0]
 
     older = {"uri": uri, "qualname": "mean", "version": 0}
@@ -694,7 +757,7 @@ async def test_real_embedded_model_session_ends_cleanly(start):
     assert isinstance(reports[-1], WorkDoneProgressEnd)
     if report["success"]:  # a fix from a 270M model is a bonus, but then it must be delivered
         assert len(client.edits) == 1 and report["applied"] is True
-    assert await ws.actions(uri, 6, 8)  # still serving
+    assert await ws.actions(uri, 3, 6)  # still serving
 
 
 def apply_lsp_edits(text: str, edits: list[dict[str, Any]]) -> str:

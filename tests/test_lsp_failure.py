@@ -36,7 +36,7 @@ async def test_the_failure_of_a_test_is_debugged_in_the_function_at_fault(start)
     )
     client = ws.client
     test_uri = ws.open("tests/test_calc.py")
-    listed = commands_of(await ws.actions(test_uri, 4, 8))  # inside test_mean_of_two
+    listed = commands_of(await ws.actions(test_uri, 3, 6))  # on test_mean_of_two's def line
     title, command, argument = listed[0]
     assert title == "Self-debug the failure of `test_mean_of_two`"
     assert command == "selfdebug.debugFailure"

@@ -67,7 +67,7 @@ async def test_a_crashed_model_process_is_reported_and_replaced(start, tmp_path)
     assert "the local model process died (signal 11, SIGSEGV)" in report["note"]
     assert "--force-reinstall" in report["note"]  # it says what to do
     assert result["stopReason"] == "error"
-    assert await ws.actions(uri, 6, 8)  # the server itself is alive and answering
+    assert await ws.actions(uri, 3, 6)  # the server itself is alive and answering
 
     again = await asyncio.wait_for(
         ws.command("selfdebug.selfDebug", {"uri": uri, "qualname": "mean"}), 300

@@ -17,7 +17,7 @@ from pygls.uris import from_fs_path
 from selfdebug.server.engine.types import DebugResult, Progress
 from selfdebug.server.engine.types import TestTally as Tally
 from selfdebug.server.lsp.arguments import parse_target
-from selfdebug.server.lsp.code_actions import function_actions, wanted
+from selfdebug.server.lsp.code_actions import KINDS, function_actions, wanted
 from selfdebug.server.lsp.diagnostics import (
     DiagnosticStore,
     FunctionSpan,
@@ -123,9 +123,13 @@ def test_one_column_rule_for_every_negotiated_encoding(kind, units):
 
 # -- code actions --------------------------------------------------------------------------------
 def test_only_filter_and_action_arguments():
-    assert wanted(None) and wanted(["quickfix"]) and wanted(["quickfix.selfdebug"])
-    assert not wanted(["refactor"]) and not wanted(["source.organizeImports"])
-    assert wanted([CodeActionKind.QuickFix]) and not wanted([CodeActionKind.Refactor])
+    quick, refactor = "quickfix.selfdebug", "refactor.rewrite.selfdebug"
+    assert wanted(None, quick) and wanted(["quickfix"], quick) and wanted([quick], quick)
+    assert not wanted(["refactor"], quick) and not wanted(["source.organizeImports"], quick)
+    assert wanted([CodeActionKind.QuickFix], quick) and not wanted([CodeActionKind.Refactor], quick)
+    assert wanted(["refactor"], refactor) and wanted([CodeActionKind.RefactorRewrite], refactor)
+    assert not wanted(["refactor.extract"], refactor) and not wanted(["quickfix"], refactor)
+    assert not any(wanted(["source"], kind) or wanted(["source.fixAll"], kind) for kind in KINDS)
     actions = function_actions("file:///a.py", 7, "Box.area", "area")
     # the first action's mode is the setting's, read when the session starts: not fixed here
     modes = [a.command.arguments[0].get("mode", "unset") for a in actions]

@@ -1,6 +1,12 @@
-"""`textDocument/codeAction`: offer "Self-debug `f`" (three modes) and "Run tests for `f`" on the
-Python function under the cursor, and on a test function "Self-debug the failure of `test_x`"
-(the bug may be in any function the test runs; self_debug_failure.py).
+"""`textDocument/codeAction`: "Self-debug `f`" (three modes) and "Run tests for `f`" where they
+belong, and on a test function "Self-debug the failure of `test_x`" (the bug may be in any
+function the test runs; self_debug_failure.py).
+
+Where they belong (the LSP says servers "should only return relevant commands"; the VS Code
+team's rule is a lightbulb only with a selection or on a diagnostic): the refactor actions
+(`refactor.rewrite.selfdebug`) on a function's `def` line, when the user asks (Ctrl+., `gra`) or
+selects it; "Self-debug" as a `quickfix.selfdebug` on a failing test's diagnostic. Nowhere else,
+so the lightbulb is not lit on every line of every function; never a `source.*` action.
 
 Why so little work here: editors ask for code actions on every cursor move, so listing is one
 tree-sitter lookup and nothing else, on the document's tree kept per text (document_trees.py: a
@@ -21,8 +27,11 @@ from lsprotocol.types import (
     CodeActionKind,
     CodeActionOptions,
     CodeActionParams,
+    CodeActionTriggerKind,
     Command,
+    Diagnostic,
     Position,
+    Range,
 )
 from pygls.workspace.position_codec import PositionCodec
 from pygls.workspace.text_document import TextDocument
@@ -31,6 +40,7 @@ from selfdebug.instrument.locate import FunctionLocation, locate_at
 from selfdebug.instrument.source import ParsedSource
 from selfdebug.server.engine.modes import Mode
 from selfdebug.server.lsp.configuration import cached_settings
+from selfdebug.server.lsp.diagnostics import SOURCE
 from selfdebug.server.lsp.document_trees import over_limit
 from selfdebug.server.lsp.positions import utf16_column
 from selfdebug.server.lsp.run_tests import RUN_TESTS
@@ -42,7 +52,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-KIND = f"{CodeActionKind.QuickFix.value}.selfdebug"
+# The kinds declared in the server's capabilities, and the only ones it returns.
+QUICKFIX = f"{CodeActionKind.QuickFix.value}.selfdebug"  # on a failing test's diagnostic
+REFACTOR = f"{CodeActionKind.RefactorRewrite.value}.selfdebug"  # on a function's `def` line
+KINDS = (QUICKFIX, REFACTOR)
 
 # (title template, mode or None for the `mode` setting, applied when the session starts, command)
 ACTIONS: tuple[tuple[str, Mode | None, str], ...] = (
@@ -53,34 +66,87 @@ ACTIONS: tuple[tuple[str, Mode | None, str], ...] = (
 )
 
 
-def wanted(only: Sequence[str] | None) -> bool:
-    """Honour the client's `context.only` filter (kinds are hierarchical: "quickfix" matches)."""
-    kinds = [getattr(kind, "value", kind) for kind in only or ()]  # enum members or plain strings
-    return not kinds or any(kind == KIND or KIND.startswith(f"{kind}.") for kind in kinds)
+def wanted(only: Sequence[str] | None, kind: str) -> bool:
+    """Honour the client's `context.only` filter (kinds are hierarchical: "quickfix" matches
+    "quickfix.selfdebug", "refactor" matches "refactor.rewrite.selfdebug")."""
+    kinds = [getattr(k, "value", k) for k in only or ()]  # enum members or plain strings
+    return not kinds or any(k == kind or kind.startswith(f"{k}.") for k in kinds)
 
 
-def function_actions(uri: str, version: int | None, qualname: str, name: str) -> list[CodeAction]:
+def _action(title: str, kind: str, command: str, argument: dict[str, Any]) -> CodeAction:
+    return CodeAction(
+        title=title,
+        kind=kind,
+        command=Command(title=title, command=command, arguments=[argument]),
+    )
+
+
+def function_actions(
+    uri: str, version: int | None, qualname: str, name: str, kind: str = REFACTOR
+) -> list[CodeAction]:
     actions = []
     for title_template, mode, command in ACTIONS:
-        title = title_template.format(name=name)
         argument: dict[str, Any] = {"uri": uri, "qualname": qualname, "version": version}
         if mode is not None:
             argument["mode"] = mode
-        actions.append(
-            CodeAction(
-                title=title,
-                kind=KIND,
-                command=Command(title=title, command=command, arguments=[argument]),
-            )
-        )
+        actions.append(_action(title_template.format(name=name), kind, command, argument))
     return actions
 
 
-def failure_action(uri: str, version: int | None, qualname: str, name: str) -> CodeAction:
-    title = f"Self-debug the failure of `{name}`"
+def failure_action(
+    uri: str, version: int | None, qualname: str, name: str, kind: str = REFACTOR
+) -> CodeAction:
     argument = {"uri": uri, "qualname": qualname, "version": version}
-    command = Command(title=title, command=DEBUG_FAILURE, arguments=[argument])
-    return CodeAction(title=title, kind=KIND, command=command)
+    return _action(f"Self-debug the failure of `{name}`", kind, DEBUG_FAILURE, argument)
+
+
+def _test_failures(
+    diagnostics: Sequence[Diagnostic], qualname: str, in_test: bool
+) -> list[Diagnostic]:
+    """Our failing-test diagnostics among those the client sent (the ones at the request): a
+    function's own (its `qualname` in their data), or, in a test, its failing assert's."""
+
+    def of_this(d: Diagnostic) -> bool:
+        owner = d.data.get("qualname") if isinstance(d.data, dict) else None
+        return in_test or owner in (None, qualname)
+
+    return [
+        d for d in diagnostics if d.source == SOURCE and d.code == "test-failure" and of_this(d)
+    ]
+
+
+def offered(
+    uri: str,
+    version: int | None,
+    location: FunctionLocation,
+    asked: Range,
+    *,
+    diagnostics: Sequence[Diagnostic] = (),
+    only: Sequence[str] | None = None,
+    trigger: CodeActionTriggerKind | None = None,
+) -> list[CodeAction]:
+    """The actions for a request at `asked` inside the function at `location`: quick fixes for
+    the failing-test diagnostics the client sent; the refactor actions only on the `def` line,
+    and on an automatic request (the lightbulb) only for a selection there."""
+    is_test = is_test_function(uri, location.qualname)
+    actions: list[CodeAction] = []
+    failures = _test_failures(diagnostics, location.qualname, is_test)
+    if failures and wanted(only, QUICKFIX):
+        if is_test:  # the failing assert of this test: its failure, wherever the bug is
+            fix = failure_action(uri, version, location.qualname, location.name, QUICKFIX)
+        else:
+            fix = function_actions(uri, version, location.qualname, location.name, QUICKFIX)[0]
+        fix.diagnostics = failures
+        fix.is_preferred = True
+        actions.append(fix)
+    on_def_line = asked.start.line <= location.def_line <= asked.end.line
+    selected = asked.start != asked.end
+    asked_for = trigger != CodeActionTriggerKind.Automatic or selected
+    if on_def_line and asked_for and wanted(only, REFACTOR):
+        if is_test:  # on a test, its failure is what the user wants debugged
+            actions.append(failure_action(uri, version, location.qualname, location.name))
+        actions.extend(function_actions(uri, version, location.qualname, location.name))
+    return actions
 
 
 def is_test_function(uri: str, qualname: str) -> bool:
@@ -125,12 +191,12 @@ def too_big(ls: SelfDebugServer, document: TextDocument) -> bool:
 
 
 def register(server: SelfDebugServer) -> None:
-    @server.feature(TEXT_DOCUMENT_CODE_ACTION, CodeActionOptions(code_action_kinds=[KIND]))
+    @server.feature(TEXT_DOCUMENT_CODE_ACTION, CodeActionOptions(code_action_kinds=list(KINDS)))
     async def code_actions(
         ls: SelfDebugServer, params: CodeActionParams
     ) -> list[CodeAction] | None:
-        uri = params.text_document.uri
-        if not uri.endswith((".py", ".pyi")) or not wanted(params.context.only):
+        uri, context = params.text_document.uri, params.context
+        if not uri.endswith((".py", ".pyi")) or not any(wanted(context.only, k) for k in KINDS):
             return None
         document = ls.workspace.text_documents.get(uri)  # never read from disk here
         if document is None or too_big(ls, document):
@@ -146,8 +212,13 @@ def register(server: SelfDebugServer) -> None:
             return None
         if location is None:
             return None
-        actions = function_actions(uri, version, location.qualname, location.name)
-        if is_test_function(uri, location.qualname):
-            failure = failure_action(uri, version, location.qualname, location.name)
-            actions.insert(0, failure)  # on a test, its failure is what the user wants debugged
-        return actions
+        actions = offered(
+            uri,
+            version,
+            location,
+            params.range,
+            diagnostics=context.diagnostics,
+            only=context.only,
+            trigger=context.trigger_kind,
+        )
+        return actions or None
