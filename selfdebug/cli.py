@@ -2,18 +2,20 @@
 
 Every command module exposes `add_arguments(parser)` and `main(args) -> int` and must be cheap to
 import (heavy imports such as llama_cpp happen inside functions), so `selfdebug --help` stays fast.
-Exit codes: 0 success, 1 the job ran but did not succeed (tests fail, no fix), 2 usage/input error.
+Exit codes: 0 success, 1 the job ran but did not succeed (tests fail, no fix), 2 usage/input error,
+128 + the signal when SIGINT, SIGTERM or SIGHUP ended it (selfdebug/exit_codes.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 
 from selfdebug import exit_codes
-from selfdebug.exit_codes import ExitCode
+from selfdebug.exit_codes import ExitCode, for_signal
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -42,6 +44,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 # Their --help ends with the exit-code table (the codes a script checks).
 SHOW_EXIT_CODES = frozenset({"test", "fix", "doctor"})
+# The commands that make run folders (server/runner/workdirs.py): their start removes the ones
+# a killed run left.
+RUN_FOLDERS = ("test", "fix", "demo", "serve", "doctor", "bench")
 # Started by selfdebug itself, not listed in --help.
 INTERNAL_COMMANDS: dict[str, str] = {"model-worker": "selfdebug.commands.model_worker"}
 
@@ -82,11 +87,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_main", None):
         parser.print_help(sys.stderr)
         return ExitCode.USAGE
+    if args.command in RUN_FOLDERS:
+        from selfdebug.server.runner.workdirs import remove_stale
+
+        remove_stale()  # what a killed run left behind; never fails the command
+    from selfdebug.commands import interrupts
+
     try:
-        return int(args._main(args))
-    except KeyboardInterrupt:
+        if args.command not in COMMANDS:  # an internal one: its parent stops it
+            return int(args._main(args))
+        with interrupts.stopping():  # SIGTERM and SIGHUP end a command the way Ctrl-C does
+            code = int(args._main(args))
+    except KeyboardInterrupt as stop:
         print("selfdebug: interrupted", file=sys.stderr)
-        return ExitCode.INTERRUPTED
+        return for_signal(getattr(stop, "signum", signal.SIGINT))
     except Exception as error:  # a bug of ours: one line, the traceback saved (exit 5)
         from selfdebug.internal_error import report_internal_error
 
@@ -97,3 +111,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             transcript=getattr(args, "transcript", None),
             with_traceback=args.command in INTERNAL_COMMANDS,  # its stderr is a log we read
         )
+    signum = interrupts.received()  # one that cancelled the job the command then ended
+    return code if signum is None else for_signal(signum)

@@ -11,7 +11,6 @@ but not written (the file changed, or cannot be written) exits 4 with the reason
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import threading
 from pathlib import Path
@@ -220,10 +219,12 @@ def session_backend(args: argparse.Namespace, mode: str) -> Backend:
 
 
 def _run_with_progress(request: DebugRequest, backend, console, runner=None) -> DebugResult:
-    """Run the session in a worker thread so Ctrl-C in the main thread cancels it cleanly."""
+    """Run the session in a worker thread so a signal in the main thread (Ctrl-C, SIGTERM,
+    SIGHUP) cancels it cleanly."""
     from rich.markup import escape
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from selfdebug.commands.interrupts import cancelling
     from selfdebug.server.cancel import CancelToken
     from selfdebug.server.engine import run_session
 
@@ -265,21 +266,14 @@ def _run_with_progress(request: DebugRequest, backend, console, runner=None) -> 
             finally:
                 finished.set()
 
-        def on_sigint(signum, frame) -> None:
-            if cancel.cancelled:  # a second Ctrl-C: stop waiting
-                raise KeyboardInterrupt
-            bar.update(tasks[max(tasks)], description="cancelling (Ctrl-C)")
-            cancel.cancel("interrupted by Ctrl-C")
+        def on_signal(name: str) -> None:
+            bar.update(tasks[max(tasks)], description=f"cancelling ({name})")
 
-        in_main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
-        try:
+        # Ctrl-C, SIGTERM and SIGHUP cancel the session (a second one stops waiting for it).
+        with cancelling(cancel, on_signal):
             threading.Thread(target=work, name="selfdebug-fix", daemon=True).start()
             while not finished.wait(0.2):
                 pass
-        finally:
-            if in_main:
-                signal.signal(signal.SIGINT, previous)
         for task in tasks.values():
             bar.update(task, completed=100)
     if "result" in outcome:

@@ -1,5 +1,9 @@
 """Run the selfdebug language server over stdio (what editors start), or on a TCP port.
 
+It stops when the client does (the end of its input, or its disconnection over TCP) and on
+SIGINT, SIGTERM or SIGHUP: every job is cancelled first, its test processes stopped and its
+shadow copy removed (exit 128 + the signal).
+
 Over TCP the server listens on loopback only (unless --allow-remote-clients) and writes a random
 token to a file only you can read (--token-file; default $XDG_RUNTIME_DIR/selfdebug/
 serve-PORT.token): the client sends its content as `initializationOptions.token` in `initialize`.
@@ -11,6 +15,10 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from selfdebug.server.lsp.server import SelfDebugServer
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,9 +64,10 @@ def main(args: argparse.Namespace) -> int:
     from selfdebug.server.lsp import tcp
     from selfdebug.server.lsp.server import create_server
 
+    server = create_server()
     if address is None:
-        create_server().start_io()
-        return 0
+        server.start_io()
+        return _exit_code(server)
     try:
         tcp.check_address(address[0], allow_remote=args.allow_remote_clients)
     except tcp.AddressRefused as error:
@@ -81,10 +90,17 @@ def main(args: argparse.Namespace) -> int:
         flush=True,
     )
     try:
-        tcp.serve(create_server(), sock, token)
+        tcp.serve(server, sock, token)
     finally:
         token_file.unlink(missing_ok=True)
-    return 0
+    return _exit_code(server)
+
+
+def _exit_code(server: SelfDebugServer) -> int:
+    """0 when the client ended the server; 128 + the signal when one stopped it."""
+    from selfdebug.exit_codes import for_signal
+
+    return 0 if server.stopped_by is None else for_signal(server.stopped_by)
 
 
 def _fail(message: str, code: int) -> int:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, cast
 
 from lsprotocol.types import WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport
 
-from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.modes import STRATEGIES
 from selfdebug.server.engine.types import Progress
 from selfdebug.server.lsp.protocol import AnsweringProtocol
@@ -51,7 +50,7 @@ class JobProgress:
         self._token = token
         self._loop = asyncio.get_running_loop()
         self._ended = False
-        self.cancel = CancelToken()
+        self.cancel = ls.job_token()  # cancelled too when the server stops
         protocol = cast(AnsweringProtocol, ls.protocol)
         self._unregister = protocol.cancel_with_request(self.cancel)
 

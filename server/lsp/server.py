@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+import weakref
+from collections.abc import Callable, Coroutine, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from threading import Event
 from typing import Any, BinaryIO, TypeVar, cast
 
@@ -30,16 +32,21 @@ from pygls.lsp.server import LanguageServer
 from selfdebug import __version__
 from selfdebug.server.backends.base import Backend
 from selfdebug.server.backends.settings import BackendSettings
+from selfdebug.server.cancel import CancelToken
 from selfdebug.server.lsp.configuration import SettingsCache
 from selfdebug.server.lsp.diagnostics import DiagnosticStore
 from selfdebug.server.lsp.document_trees import DocumentTrees
 from selfdebug.server.lsp.protocol import INTERNAL_ERROR, AnsweringProtocol
 from selfdebug.server.lsp.runners import RunnerPool
 from selfdebug.server.lsp.session_queue import SessionQueue
-from selfdebug.server.lsp.transport import read_messages
+from selfdebug.server.lsp.transport import read_messages, stdio_reader
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+# How long the way out waits for the cancelled jobs to end (a cancelled test run is killed at
+# once; a model call stops at its next token) before the copies are removed regardless.
+STOP_WAIT_S = 5.0
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class BackendCache:
@@ -91,13 +98,28 @@ class SelfDebugServer(LanguageServer):
         self.sessions = SessionQueue()  # one model session at a time (one model, one CPU budget)
         self.workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="selfdebug-job")
         self.background: set[asyncio.Task[Any]] = set()
+        # Cancelled on the way out (`close`), and with it the token of every job that may still
+        # run: held weakly, as a job's worker holds its token while it runs (even when the
+        # request's task is already gone).
+        self.stopping = CancelToken()
+        self._jobs: weakref.WeakSet[CancelToken] = weakref.WeakSet()
+        self._running: set[Future[Any]] = set()  # the blocking work in the worker threads
+        self.stopped_by: int | None = None  # the signal that stopped the server, if one did
+
+    def job_token(self) -> CancelToken:
+        """A new job's cancel token; the way out cancels it (at once when it has begun)."""
+        token = CancelToken()
+        self._jobs.add(token)
+        if self.stopping.cancelled:
+            token.cancel(self.stopping.reason)
+        return token
 
     async def in_worker(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run blocking work off the event loop, so other requests keep being answered."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self.workers, functools.partial(function, *args, **kwargs)
-        )
+        future = self.workers.submit(functools.partial(function, *args, **kwargs))
+        self._running.add(future)
+        future.add_done_callback(self._running.discard)
+        return await asyncio.wrap_future(future)
 
     def spawn(self, coroutine: Any) -> None:
         """Fire-and-forget work started by a notification (e.g. run on save)."""
@@ -126,20 +148,52 @@ class SelfDebugServer(LanguageServer):
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with our framing (transport.py: -32700 answers, resynchronising)."""
-        from pygls.io_ import StdinAsyncReader, StdoutWriter
+        from pygls.io_ import StdoutWriter
 
         self._stop_event = Event()
-        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
         protocol = cast(AnsweringProtocol, self.protocol)
         protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+        async def serve() -> None:
+            reader = stdio_reader(stdin or sys.stdin.buffer)
+            await read_messages(reader, protocol, self._stop_event)
+
+        self.serve_until_stopped(serve())
+
+    def serve_until_stopped(self, serving: Coroutine[Any, Any, None]) -> None:
+        """Run `serving` (the client's messages read and handled) until it ends (the client is
+        gone) or SIGINT, SIGTERM or SIGHUP comes (`stopped_by`); then `close`."""
+
+        async def main() -> None:
+            loop = asyncio.get_running_loop()
+            task = asyncio.current_task()
+            if threading.current_thread() is threading.main_thread():
+                for signum in STOP_SIGNALS:
+                    loop.add_signal_handler(signum, self._stop_by_signal, signum, task)
+            try:
+                await serving
+            except asyncio.CancelledError:
+                if self.stopped_by is None:
+                    raise
+
         try:
-            asyncio.run(read_messages(reader, protocol, self._stop_event))
+            asyncio.run(main())
         except BrokenPipeError:
             logger.error("the connection to the client is lost; shutting down")
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
+            self.close()
             self.shutdown()
+
+    def _stop_by_signal(self, signum: int, task: asyncio.Task[Any] | None) -> None:
+        """Event-loop side: a signal ends the server the way the end of its input does."""
+        name = signal.Signals(signum).name
+        logger.warning("stopping on %s", name)
+        self.stopped_by = signum
+        self.stopping.cancel(f"the server is stopping ({name})")
+        if task is not None:
+            task.cancel()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Errors outside a request: logged in full; the user sees one fixed sentence once."""
@@ -152,10 +206,22 @@ class SelfDebugServer(LanguageServer):
             )
 
     def close(self) -> None:
+        """The way out (`shutdown`, the end of the input, SIGTERM): cancel every job, give them a
+        moment to stop (their test processes are killed), then remove every shadow copy and
+        release the model. Without the cancel a running session went on for its whole run,
+        and the process, waiting for its worker threads, with it."""
+        self.stopping.cancel("the server is stopping")
+        for token in list(self._jobs):
+            token.cancel(self.stopping.reason)
+        self.workers.shutdown(wait=False, cancel_futures=True)
+        _done, left = wait(list(self._running), timeout=STOP_WAIT_S)
+        if left:
+            logger.warning(
+                "%d job(s) still running after %.0f s on the way out", len(left), STOP_WAIT_S
+            )
         self.backends.close()
         self.runners.close()
         self.trees.close()
-        self.workers.shutdown(wait=False, cancel_futures=True)
 
 
 def create_server() -> SelfDebugServer:

@@ -119,9 +119,4 @@ def serve(server: SelfDebugServer, sock: socket.socket, token: str) -> None:
             while not stopped.is_set():
                 await asyncio.sleep(0.1)
 
-    try:
-        asyncio.run(main())
-    except (KeyboardInterrupt, SystemExit):
-        pass
-    finally:
-        server.shutdown()
+    server.serve_until_stopped(main())

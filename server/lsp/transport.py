@@ -15,9 +15,16 @@ answer at all, and every nested object that looked like a JSON-RPC message was t
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
+import io
 import logging
+import os
 import re
-from typing import Any, Protocol
+import threading
+from collections.abc import Callable
+from typing import Any, BinaryIO, Protocol
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +36,37 @@ class Receiver(Protocol):
     def receive(self, body: bytes) -> None: ...
 
     def send_parse_error(self, message: str) -> None: ...
+
+
+def stdio_reader(stream: BinaryIO) -> asyncio.StreamReader:
+    """An asyncio reader of the client's input, filled by a daemon thread that reads its file
+    descriptor. Call it inside the event loop.
+
+    Why not pygls' reader (`stream.readline` in a thread pool): that pool's thread, blocked on a
+    client that keeps its end open, is joined on the way out, so a server stopped by SIGTERM
+    hung until the editor closed its end. A daemon thread on the raw descriptor holds no lock
+    the interpreter's exit waits for."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_BODY_BYTES, loop=loop)
+    try:
+        fd = stream.fileno()
+        read: Callable[[int], bytes] = functools.partial(os.read, fd)
+    except (AttributeError, OSError, io.UnsupportedOperation):  # an in-memory stream
+        read = stream.read1  # type: ignore[attr-defined]
+
+    def pump() -> None:
+        try:
+            while chunk := read(1 << 16):
+                loop.call_soon_threadsafe(reader.feed_data, chunk)
+        except OSError as error:
+            logger.warning("reading the client's input failed: %s", error)
+        except RuntimeError:
+            return  # the event loop is closed: nobody reads any more
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=pump, name="selfdebug-stdin", daemon=True).start()
+    return reader
 
 
 async def read_messages(reader: Any, receiver: Receiver, stopped: Any = None) -> None:

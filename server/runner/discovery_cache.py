@@ -24,21 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from selfdebug.server.runner.shadow import is_skipped_dir
+from selfdebug.server.runner.workdirs import cache_root
 
 # Bump when what is stored changes meaning (2: the code defined inside a function counts as it,
 # and the rest of the suite is searched for a failing test).
 VERSION = 2
-CACHE_DIR_ENV = "SELFDEBUG_CACHE_DIR"
 CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini")
 MAX_FILES = 20_000  # a bigger tree is not fingerprinted (and not cached)
 
 
 def cache_dir(env: Mapping[str, str] = os.environ) -> Path:
-    override = env.get(CACHE_DIR_ENV)
-    if override:
-        return Path(override).expanduser() / "discovery"
-    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "selfdebug" / "discovery"
+    return cache_root(env) / "discovery"
 
 
 @dataclass

@@ -14,7 +14,6 @@ import contextlib
 import json
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 import weakref
@@ -53,6 +52,7 @@ from selfdebug.server.runner.sandbox import (
 from selfdebug.server.runner.settings import RunnerSettings
 from selfdebug.server.runner.shadow import ShadowCopy, ShadowTooLarge
 from selfdebug.server.runner.supervision import AUTOLOAD_ENV, ProcessRun, Supervisor
+from selfdebug.server.runner.workdirs import make_run_dir
 
 __all__ = [
     "CollectError",
@@ -136,7 +136,7 @@ class ProjectRunner:
         self.isolation_warning = isolation_warning(self.isolation)
         if self.isolation != "bwrap":
             protect_own_environ()  # our /proc/<pid>/environ holds API keys; tests are not sealed
-        self._base = Path(tempfile.mkdtemp(prefix="selfdebug-run-"))
+        self._base = make_run_dir()  # in our runs folder, marked as ours (workdirs.py)
         self.shadow = ShadowCopy(
             self.project_root, self._base / "shadow", cap_bytes=self.settings.shadow_cap_bytes
         )

@@ -16,12 +16,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from selfdebug.server.runner.workdirs import make_run_dir
 
 # Directory names never copied: version control, virtualenvs, dependencies, build outputs, caches.
 SKIP_DIRS = frozenset(
@@ -86,7 +87,8 @@ def _walk(
 
 
 class ShadowCopy:
-    """A copy of `project_root` under a temp dir; `root` is the copy's project root."""
+    """A copy of `project_root` in `base_dir` (default: a run folder of its own, workdirs.py);
+    `root` is the copy's project root."""
 
     def __init__(
         self, project_root: Path, base_dir: Path | None = None, *, cap_bytes: int | None = None
@@ -94,7 +96,7 @@ class ShadowCopy:
         self.project_root = Path(project_root).resolve()
         self.cap_bytes = cap_bytes
         self._own_base = base_dir is None
-        base = Path(base_dir) if base_dir else Path(tempfile.mkdtemp(prefix="selfdebug-shadow-"))
+        base = Path(base_dir) if base_dir else make_run_dir(prefix="shadow-")
         # Keep the project's directory name so paths in messages read naturally.
         self.root = base / (self.project_root.name or "project")
         self.root.mkdir(parents=True, exist_ok=True)
