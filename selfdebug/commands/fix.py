@@ -153,14 +153,16 @@ def session_failed(result: DebugResult) -> bool:
 def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
     """The DebugRequest, or a user-facing message for a usage/input error."""
     from selfdebug.server.engine import RequestError, build_request
+    from selfdebug.server.engine.request import target_file_problem
     from selfdebug.server.engine.target import TargetNotFound, locate
 
     parsed = _parse_target(args.target)
     if isinstance(parsed, str):
         return parsed
     path, qualname = parsed
-    if not path.is_file():
-        return f"no such file: {path}"
+    problem = target_file_problem(path)
+    if problem:
+        return problem
     try:
         locate(path.read_text(encoding="utf-8"), qualname)
     except TargetNotFound as error:

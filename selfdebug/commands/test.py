@@ -56,7 +56,11 @@ def _function_exists(file: Path, qualname: str) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    from selfdebug.server.engine.request import RequestError, normalize_nodeid
+    from selfdebug.server.engine.request import (
+        RequestError,
+        normalize_nodeid,
+        target_file_problem,
+    )
     from selfdebug.server.runner import (
         DiscoveryError,
         ProjectRunner,
@@ -69,8 +73,9 @@ def main(args: argparse.Namespace) -> int:
     if not sep or not path or not qualname:
         return _fail(f"expected path/to/module.py::function, got {args.target!r}")
     file = Path(path).resolve()
-    if not file.is_file():
-        return _fail(f"no such file: {path}")
+    problem = target_file_problem(path)
+    if problem:
+        return _fail(problem)
     problem = _function_exists(file, qualname)
     if problem:
         return _fail(problem)
