@@ -112,8 +112,18 @@ def _last_lines(message: str, count: int = 4) -> str:
 
 
 def _read(path: Path) -> str:
-    with path.open(encoding="utf-8", newline="") as handle:
-        return handle.read()
+    """The file's text as Python decodes it (its BOM, its declared encoding; line endings kept)."""
+    from selfdebug.server.runner.source_files import read_source
+
+    return read_source(path)[0]
+
+
+def _write(path: Path, text: str) -> None:
+    """`text` written over the file as the file is encoded (its encoding, its BOM); the text's
+    line endings as they are: the bytes outside the fix stay the file's."""
+    from selfdebug.server.runner.source_files import rewrite_source
+
+    rewrite_source(path, text)
 
 
 def _parse_target(target: str) -> tuple[Path, str] | str:
@@ -155,6 +165,7 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
     from selfdebug.server.engine import RequestError, build_request
     from selfdebug.server.engine.request import target_file_problem
     from selfdebug.server.engine.target import TargetNotFound, locate
+    from selfdebug.server.runner.safe_read import UnreadableFile
 
     parsed = _parse_target(args.target)
     if isinstance(parsed, str):
@@ -164,10 +175,12 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
     if problem:
         return problem
     try:
-        locate(path.read_text(encoding="utf-8"), qualname)
+        locate(_read(path), qualname)
     except TargetNotFound as error:
         return f"{path}: {error}"
-    except (OSError, UnicodeDecodeError) as error:
+    except UnreadableFile as error:  # says "cannot read PATH: why" itself
+        return error.strerror or str(error)
+    except (OSError, SyntaxError, UnicodeDecodeError) as error:
         return f"cannot read {path}: {error}"
     options = session_options(args)
     if isinstance(options, str):
@@ -406,8 +419,7 @@ def deliver(result: DebugResult, request: DebugRequest, original: str, *, write:
                 file=sys.stderr,
             )
             return 1
-        with request.file.open("w", encoding="utf-8", newline="") as handle:
-            handle.write(result.fixed_file)
+        _write(request.file, result.fixed_file)
         print(f"Fix found and written to {request.file}.")
     else:
         print("Fix found. Run again with --write to apply it.")

@@ -19,6 +19,7 @@ from selfdebug.commands.fix import (
     _fail,
     _read,
     _run_with_progress,
+    _write,
     deliver,
     report,
     session_backend,
@@ -167,7 +168,6 @@ def _localize_and_repair(
     code = deliver(shown.result, request, originals[request.file], write=args.write)
     if args.write and code == EXIT_FIXED and shown.result.success:
         for file, text in other.items():
-            with file.open("w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
+            _write(file, text)
             print(f"And written to {file}.")
     return code

@@ -23,6 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from selfdebug.server.runner.source_files import encode_declared
+
 # Directory names never copied: version control, virtualenvs, dependencies, build outputs, caches.
 SKIP_DIRS = frozenset(
     {
@@ -227,7 +229,7 @@ class ShadowCopy:
             target.parent.mkdir(parents=True, exist_ok=True)
             if target.is_symlink():
                 target.unlink()
-            target.write_text(text, encoding="utf-8")
+            target.write_bytes(encode_declared(text))  # what Python reads back as `text`
             written[target] = Path(user_path).resolve()
         try:
             yield written
