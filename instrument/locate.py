@@ -14,7 +14,7 @@ import tree_sitter
 
 from .definitions import Definition, definition_of, definitions
 from .errors import FunctionNotFound
-from .source import ParsedSource, parse
+from .source import ParsedSource, parse, parse_text
 
 
 @dataclass(frozen=True)
@@ -120,15 +120,22 @@ def find_function(parsed: ParsedSource, qualname: str) -> Definition:
     )
 
 
-def locate_function(source: bytes, qualname: str) -> FunctionLocation:
-    """Locate `qualname` in `source`; raises FunctionNotFound or SourceSyntaxError."""
-    parsed = parse(source)
+def _parsed(source: bytes | str) -> ParsedSource:
+    """bytes: a file's own (its BOM, its PEP 263 declaration apply); str: text already decoded
+    (an editor's buffer: a declaration in it no longer applies), offsets in its UTF-8 bytes."""
+    return parse_text(source) if isinstance(source, str) else parse(source)
+
+
+def locate_function(source: bytes | str, qualname: str) -> FunctionLocation:
+    """Locate `qualname` in `source` (see `_parsed`); raises FunctionNotFound or
+    SourceSyntaxError."""
+    parsed = _parsed(source)
     return _location(parsed, find_function(parsed, qualname))
 
 
-def locate_at(source: bytes, line0: int, utf16_col: int) -> FunctionLocation | None:
+def locate_at(source: bytes | str, line0: int, utf16_col: int) -> FunctionLocation | None:
     """The innermost function whose range (decorators included) holds the LSP position."""
-    parsed = parse(source)
+    parsed = _parsed(source)
     if line0 < 0 or line0 > parsed.root.end_point.row:
         return None
     column = parsed.byte_column(line0, utf16_col)

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from selfdebug.instrument import locate_at
+from selfdebug.server.lsp.edits import fixed_function_text, function_hash_in, take_snapshot
+from selfdebug.server.lsp.workspace_files import read_unopened
 from selfdebug.server.runner.source_files import (
     decode_source,
     encode_declared,
@@ -104,6 +107,23 @@ def test_a_text_is_encoded_by_its_own_declaration() -> None:
     assert data == text.encode("latin-1")
     assert decode_source(data)[0] == text
     assert encode_declared("x = 'é'\n") == "x = 'é'\n".encode()
+
+
+def test_an_editors_text_is_not_decoded_again(tmp_path: Path) -> None:
+    """The editor's text (and a file it has not open, read as Python reads it) is already
+    decoded: its declaration no longer applies. Its UTF-8 bytes were parsed as cp1252, which
+    has no character for 0x81 (the second byte of "Á")."""
+    text = "# -*- coding: cp1252 -*-\r\nNAME = 'Á'\r\n\r\n\r\ndef f():\r\n    return NAME\r\n"
+    path = tmp_path / "m.py"
+    path.write_bytes(text.encode("cp1252"))
+    assert read_unopened(path) == text  # its CRLF kept: the editor's document of the file
+    location = locate_at(text, 5, 6)
+    assert location is not None and location.qualname == "f"
+    snapshot = take_snapshot("file:///m.py", path, 1, text, "f")
+    assert snapshot.function_text == b"def f():\r\n    return NAME"
+    assert function_hash_in(text, "f") == snapshot.function_hash
+    fixed = text.replace("return NAME", "return NAME * 2")
+    assert fixed_function_text(snapshot, fixed, None) == "def f():\r\n    return NAME * 2"
 
 
 # -- the real CLI -------------------------------------------------------------------------------

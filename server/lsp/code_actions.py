@@ -103,7 +103,7 @@ def register(server: SelfDebugServer) -> None:
             if document is None:
                 return None
             line, column = utf16_position(document, params.range.start)
-            location = locate_at(document.source.encode("utf-8"), line, column)
+            location = locate_at(document.source, line, column)
         except Exception:  # a half-typed file must never break the editor's lightbulb
             logger.exception("code action lookup failed in %s", uri)
             return None
