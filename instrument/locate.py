@@ -14,7 +14,7 @@ import tree_sitter
 
 from .definitions import Definition, definition_of, definitions
 from .errors import FunctionNotFound
-from .source import ParsedSource, parse
+from .source import ParsedSource, parse, parse_text
 
 
 @dataclass(frozen=True)
@@ -120,16 +120,27 @@ def find_function(parsed: ParsedSource, qualname: str) -> Definition:
     )
 
 
-def locate_function(source: bytes | ParsedSource, qualname: str) -> FunctionLocation:
-    """Locate `qualname` in `source` (or its parse, kept by the caller); raises
-    FunctionNotFound or SourceSyntaxError."""
-    parsed = source if isinstance(source, ParsedSource) else parse(source)
+def _parsed(source: bytes | str | ParsedSource) -> ParsedSource:
+    """bytes: a file's own (its BOM, its PEP 263 declaration apply); str: text already decoded
+    (an editor's buffer: a declaration in it no longer applies), offsets in its UTF-8 bytes; or
+    a parse the caller keeps (the language server's tree per document text)."""
+    if isinstance(source, ParsedSource):
+        return source
+    return parse_text(source) if isinstance(source, str) else parse(source)
+
+
+def locate_function(source: bytes | str | ParsedSource, qualname: str) -> FunctionLocation:
+    """Locate `qualname` in `source` (see `_parsed`); raises FunctionNotFound or
+    SourceSyntaxError."""
+    parsed = _parsed(source)
     return _location(parsed, find_function(parsed, qualname))
 
 
-def locate_at(source: bytes | ParsedSource, line0: int, utf16_col: int) -> FunctionLocation | None:
+def locate_at(
+    source: bytes | str | ParsedSource, line0: int, utf16_col: int
+) -> FunctionLocation | None:
     """The innermost function whose range (decorators included) holds the LSP position."""
-    parsed = source if isinstance(source, ParsedSource) else parse(source)
+    parsed = _parsed(source)
     if line0 < 0 or line0 > parsed.root.end_point.row:
         return None
     column = parsed.byte_column(line0, utf16_col)

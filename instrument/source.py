@@ -183,9 +183,18 @@ def parse(source: bytes) -> ParsedSource:
 
 
 def parse_text(text: str) -> ParsedSource:
-    """Parse already decoded text: no encoding declaration applies to it any more."""
-    utf8 = text.encode("utf-8", "surrogatepass")
-    return ParsedSource(utf8, "utf-8", utf8, parse_tree(utf8))
+    """Parse already decoded text: no encoding declaration applies to it any more (offsets are
+    in its UTF-8 bytes)."""
+    with _lock:
+        cached = _text_cache.get(text)
+        if cached is not None:
+            return cached
+        utf8 = text.encode("utf-8", "surrogatepass")
+        parsed = ParsedSource(utf8, "utf-8", utf8, parse_tree(utf8))
+        if len(_text_cache) >= 8:
+            _text_cache.pop(next(iter(_text_cache)))
+        _text_cache[text] = parsed
+        return parsed
 
 
 READ_CHUNK = 1 << 14
@@ -208,6 +217,7 @@ def parse_tree(utf8: bytes) -> tree_sitter.Tree:
 
 # The last few sources parsed: the server asks about the same buffer several times in a row.
 _cache: dict[bytes, ParsedSource] = {}
+_text_cache: dict[str, ParsedSource] = {}
 _lock = threading.Lock()
 
 
@@ -215,6 +225,7 @@ def clear_cache() -> None:
     """Forget parsed sources (benchmarks use it to time parsing too)."""
     with _lock:
         _cache.clear()
+        _text_cache.clear()
 
 
 def _maybe_declares_encoding(source: bytes) -> bool:

@@ -319,3 +319,14 @@ def test_test_ids_that_look_like_markup_are_printed_as_they_are(tmp_path):
     assert done.returncode in (0, 1), output
     assert "check_paths.py::test_strip_slash[/a/-/a]" in output
     assert "check_paths.py::test_strip_slash_keeps_words[active_record-Active Record]" in output
+
+
+@pytest.mark.parametrize("command", ["fix", "test"])
+def test_a_folder_is_named_as_a_folder(tmp_path: Path, command: str) -> None:
+    """`tests::median` names a folder: said so (exit 2), not "no such file"."""
+    (tmp_path / "tests").mkdir()
+    done = selfdebug([command, "tests::median"], tmp_path, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "tests is a folder, not a file" in done.stderr
+    assert "no such file" not in done.stderr
+    assert "Traceback" not in done.stderr

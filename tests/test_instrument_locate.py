@@ -12,6 +12,7 @@ from selfdebug.instrument import (
     locate_at,
     locate_function,
 )
+from selfdebug.instrument.source import parse
 
 SOURCE = (
     "import functools\n"  # 0
@@ -132,6 +133,16 @@ def test_latin1_offsets_are_file_bytes() -> None:
     assert location.name_lsp_range.start.character == 4
 
 
-def test_source_must_be_bytes() -> None:
+def test_text_is_already_decoded() -> None:
+    """A str is an editor's text: its declaration no longer applies (its UTF-8 bytes read as
+    cp1252 fail: that codec has no character for 0x81, the second byte of "Á"); offsets are
+    in its UTF-8 bytes. `parse` itself still takes only a file's bytes."""
+    text = "# -*- coding: cp1252 -*-\ns = 'Á'\ndef f(x='é'):\n    return x\n"
+    location = locate_function(text, "f")
+    data = text.encode("utf-8")
+    assert data[location.def_start_byte :].startswith("def f(x='é'):".encode())
+    assert location.name_lsp_range.start.character == 4
+    with pytest.raises(SourceSyntaxError):
+        locate_function(data, "f")
     with pytest.raises(TypeError):
-        locate_function("def f(): pass", "f")  # type: ignore[arg-type]
+        parse("def f(): pass")  # type: ignore[arg-type]

@@ -167,12 +167,14 @@ def score_result(
     with the bug, installed, and scored into `outcome` (score_real): nothing when there is
     none, or the session was cancelled. `also`: more files the fix writes (relative path ->
     text: a fix of two functions in two files)."""
+    from selfdebug.server.runner.source_files import rewrite_source
+
     if result.fixed_file is None or result.stop_reason == "cancelled":
         return
     case = env.case
     score = clone_case(case, options.repos, tmp / "score" / case.checkout, buggy=True)
     for relative, text in {**(also or {}), path: result.fixed_file}.items():
-        (score / relative).write_text(text, encoding="utf-8")
+        rewrite_source(score / relative, text)  # as the project's file is encoded
     env.install(score)
     scores = score_real(case, score, tests, settings, repos=options.repos)
     for key, value in scores.items():

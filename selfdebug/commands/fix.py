@@ -107,8 +107,18 @@ def _last_lines(message: str, count: int = 4) -> str:
 
 
 def _read(path: Path) -> str:
-    with path.open(encoding="utf-8", newline="") as handle:
-        return handle.read()
+    """The file's text as Python decodes it (its BOM, its declared encoding; line endings kept)."""
+    from selfdebug.server.runner.source_files import read_source
+
+    return read_source(path)[0]
+
+
+def _write(path: Path, text: str) -> None:
+    """`text` written over the file as the file is encoded (its encoding, its BOM); the text's
+    line endings as they are: the bytes outside the fix stay the file's."""
+    from selfdebug.server.runner.source_files import rewrite_source
+
+    rewrite_source(path, text)
 
 
 def _parse_target(target: str) -> tuple[Path, str] | str:
@@ -148,19 +158,24 @@ def session_failed(result: DebugResult) -> bool:
 def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
     """The DebugRequest, or a user-facing message for a usage/input error."""
     from selfdebug.server.engine import RequestError, build_request
+    from selfdebug.server.engine.request import target_file_problem
     from selfdebug.server.engine.target import TargetNotFound, locate
+    from selfdebug.server.runner.safe_read import UnreadableFile
 
     parsed = _parse_target(args.target)
     if isinstance(parsed, str):
         return parsed
     path, qualname = parsed
-    if not path.is_file():
-        return f"no such file: {path}"
+    problem = target_file_problem(path)
+    if problem:
+        return problem
     try:
-        locate(path.read_text(encoding="utf-8"), qualname)
+        locate(_read(path), qualname)
     except TargetNotFound as error:
         return f"{path}: {error}"
-    except (OSError, UnicodeDecodeError) as error:
+    except UnreadableFile as error:  # says "cannot read PATH: why" itself
+        return error.strerror or str(error)
+    except (OSError, SyntaxError, UnicodeDecodeError) as error:
         return f"cannot read {path}: {error}"
     options = session_options(args)
     if isinstance(options, str):
@@ -396,12 +411,11 @@ def deliver(result: DebugResult, request: DebugRequest, original: str, *, write:
             )
             return ExitCode.NOT_WRITTEN
         try:
-            with request.file.open("w", encoding="utf-8", newline="") as handle:
-                handle.write(result.fixed_file)
-        except OSError as error:  # read-only, immutable, a full disk: the user's to correct
+            _write(request.file, result.fixed_file)
+        except (OSError, UnicodeEncodeError) as error:  # read-only, immutable, a full disk
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
             print(
-                f"selfdebug fix: could not write {request.file}: {error.strerror or error}; "
-                "the fix is shown above",
+                f"selfdebug fix: could not write {request.file}: {reason}; the fix is shown above",
                 file=sys.stderr,
             )
             return ExitCode.NOT_WRITTEN

@@ -17,6 +17,7 @@ from selfdebug.commands.fix import (
     _fail,
     _read,
     _run_with_progress,
+    _write,
     deliver,
     report,
     session_backend,
@@ -167,10 +168,10 @@ def _localize_and_repair(
     if args.write and code == ExitCode.OK and shown.result.success:
         for file, text in other.items():
             try:
-                with file.open("w", encoding="utf-8", newline="") as handle:
-                    handle.write(text)
-            except OSError as error:  # the second function's file: the first one is written
-                print(f"selfdebug fix: could not write {file}: {error.strerror or error}; "
+                _write(file, text)
+            except (OSError, UnicodeEncodeError) as error:  # the first file is written
+                reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+                print(f"selfdebug fix: could not write {file}: {reason}; "
                       f"{request.file} was written, the rest of the fix is shown above",
                       file=sys.stderr)  # fmt: skip
                 return ExitCode.NOT_WRITTEN

@@ -68,6 +68,7 @@ def _function_exists(file: Path, qualname: str) -> str:
 def _project_of(args: argparse.Namespace) -> tuple[Path, Path | None, str] | str:
     """(project root, the function's file or None, its qualname), or a usage error: the
     function's project, or without a function the first --test's."""
+    from selfdebug.server.engine.request import target_file_problem
     from selfdebug.server.runner import cli_boundary, find_project_root
     from selfdebug.server.runner.results import nodeid_file
 
@@ -82,8 +83,9 @@ def _project_of(args: argparse.Namespace) -> tuple[Path, Path | None, str] | str
     if not sep or not path or not qualname:
         return f"expected path/to/module.py::function, got {args.target!r}"
     file = Path(path).resolve()
-    if not file.is_file():
-        return f"no such file: {path}"
+    problem = target_file_problem(path)
+    if problem:
+        return problem
     problem = _function_exists(file, qualname)
     if problem:
         return problem

@@ -23,6 +23,7 @@ from selfdebug.server.runner.results import (
     TestResult,
     failure_detail,
 )
+from selfdebug.server.runner.source_files import read_source_text
 
 FIELD_CHARS = 300  # one value (left/right of an assertion, an exception message)
 FAILURE_CHARS = 900  # one failing test, all told
@@ -66,9 +67,9 @@ def _test_frame(test: TestResult, target_file: Path) -> Frame | None:
 
 def _read_tree(path: str | Path) -> tuple[str, ast.Module] | None:
     try:
-        source = Path(path).read_text(encoding="utf-8")
+        source = read_source_text(path)
         return source, ast.parse(source)
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+    except (OSError, SyntaxError, ValueError):
         return None
 
 
@@ -417,7 +418,7 @@ def source_of_test(project_root: Path, nodeid: str) -> str:
     names = [part.split("[", 1)[0] for part in rest.split("::") if part]
     path = Path(path_part) if Path(path_part).is_absolute() else project_root / path_part
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_source_text(path)
         node = find_definition_node(source, ast.parse(source), names) if names else None
     except (OSError, SyntaxError, ValueError):
         return ""

@@ -118,13 +118,15 @@ class ProbeMode(ModeStrategy):
 def _probed(bench: Workbench) -> str:
     """The file with automatic probes in the current code (raises InstrumentError)."""
     from selfdebug.instrument import instrument_function
+    from selfdebug.server.runner.source_files import decode_source, encode_declared
 
     bench.emit("inserting probes", 0.05)
-    return instrument_function(
-        bench.source_with(bench.current_code).encode("utf-8"),
+    probed = instrument_function(  # the instrumenter reads a file's bytes: its declared encoding
+        encode_declared(bench.source_with(bench.current_code)),
         bench.target.qualname,
         bench.request.probe_level,
-    ).decode("utf-8")
+    )
+    return decode_source(probed)[0]
 
 
 @dataclass(frozen=True)
@@ -299,8 +301,9 @@ def why_no_probes(
         return ""
     try:
         from selfdebug.instrument import instrument_function
+        from selfdebug.server.runner.source_files import encode_declared
 
-        instrument_function(source.encode("utf-8"), qualname, probe_level)
+        instrument_function(encode_declared(source), qualname, probe_level)
     except Exception as error:  # any failure means: no probes for this function
         return f"{type(error).__name__}: {error}"
     return ""

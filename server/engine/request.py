@@ -17,6 +17,17 @@ class RequestError(Exception):
     The message is fit to show a user."""
 
 
+def target_file_problem(file: Path | str) -> str:
+    """Why `file` (as the user typed it in `path/mod.py::func`) cannot hold the function; ""
+    when it is a file. A folder is named as one: `tests::median` is not a missing file."""
+    path = Path(file)
+    if path.is_dir():
+        return f"{file} is a folder, not a file: name the module, path/to/module.py::function"
+    if not path.is_file():
+        return f"no such file: {file}"
+    return ""
+
+
 def normalize_nodeid(nodeid: str, project_root: Path, cwd: Path | None = None) -> str:
     """A pytest node id relative to the project root. Accepts ids relative to the current
     directory or absolute paths, as a user types them."""
@@ -161,8 +172,9 @@ def build_request(
 
     `wider_tests=None` means the default regression guard (`default_wider_tests`); `[]` none."""
     path = Path(file).resolve()
-    if not path.is_file():
-        raise RequestError(f"no such file: {file}")
+    problem = target_file_problem(file)
+    if problem:
+        raise RequestError(problem)
     if project_root is None:
         from selfdebug.server.runner import cli_boundary, find_project_root
 

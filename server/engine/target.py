@@ -16,6 +16,8 @@ from pathlib import Path
 
 from selfdebug.instrument.definitions import Definition, definitions, find_definition
 from selfdebug.instrument.source import parse_text
+from selfdebug.server.runner.safe_read import UnreadableFile
+from selfdebug.server.runner.source_files import read_source
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -182,15 +184,19 @@ def relative_label(file: str | Path, project_root: str | Path) -> str:
 def read_target(
     file: str | Path, qualname: str, source_override: str | None = None
 ) -> tuple[str, TargetFunction]:
-    """The source text to debug (the editor's buffer, else the file with its own line endings)
-    and the function in it. Raises TargetUnreadable or TargetNotFound (what `locate` says)."""
+    """The source text to debug (the editor's buffer, else the file as Python decodes it, with
+    its own line endings) and the function in it. Raises TargetUnreadable or TargetNotFound
+    (what `locate` says)."""
     if source_override is not None:
         source = source_override
     else:
         path = Path(file).resolve()
         try:
-            with path.open(encoding="utf-8", newline="") as handle:
-                source = handle.read()
+            source, _encoding = read_source(path)
+        except UnreadableFile as error:  # says "cannot read PATH: why" itself
+            raise TargetUnreadable(error.strerror or str(error)) from None
         except OSError as error:
             raise TargetUnreadable(f"cannot read {path}: {error.strerror or error}") from None
+        except (SyntaxError, UnicodeDecodeError) as error:  # a bad declaration, bad bytes
+            raise TargetUnreadable(f"cannot read {path}: {error}") from None
     return source, locate(source, qualname)

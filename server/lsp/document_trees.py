@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from pygls.workspace.text_document import TextDocument
 
-from selfdebug.instrument.source import ParsedSource, parse
+from selfdebug.instrument.source import ParsedSource, parse_text
 
 T = TypeVar("T")
 
@@ -51,7 +51,7 @@ class DocumentTrees:
         kept = self._get(uri, source)
         if kept is not None:
             return kept
-        parsed = parse(source.encode("utf-8", "surrogatepass"))
+        parsed = parse_text(source)  # an editor's text: its encoding declaration no longer applies
         with self._lock:
             self._kept[uri] = (source, parsed)
             self._kept.move_to_end(uri)

@@ -63,7 +63,7 @@ def take_snapshot(
     from selfdebug.instrument import locate_function
 
     data = source.encode("utf-8")
-    location = locate_function(data, qualname)
+    location = locate_function(source, qualname)  # the text: offsets in `data`
     start_line = data.count(b"\n", 0, location.start_byte)
     end_line = data.count(b"\n", 0, location.end_byte) + 1
     return FunctionSnapshot(
@@ -86,7 +86,7 @@ def function_hash_in(source: str | ParsedSource, qualname: str) -> str | None:
 
     try:
         data = source.data if isinstance(source, ParsedSource) else source.encode("utf-8")
-        location = locate_function(source if isinstance(source, ParsedSource) else data, qualname)
+        location = locate_function(source, qualname)
     except Exception:
         return None
     return text_hash(location.text(data))
@@ -118,7 +118,7 @@ def fixed_function_text(
 
     if fixed_file is not None:
         data = fixed_file.encode("utf-8")
-        location = locate_function(data, snapshot.qualname)
+        location = locate_function(fixed_file, snapshot.qualname)
         return location.text(data).decode("utf-8")
     if fixed_function is None:
         raise ValueError("the session produced no candidate")

@@ -43,7 +43,7 @@ def resolve(
     if not qualname and target.position is not None:
         position = Position(line=target.position.line, character=target.position.character)
         line, column = utf16_position(document, position)
-        location = locate_at(source.encode("utf-8"), line, column)
+        location = locate_at(source, line, column)
         if location is None:
             raise JsonRpcInvalidParams(f"no function at {path}:{line + 1}:{position.character}")
         qualname = location.qualname

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path, to_fs_path
 
-from selfdebug.server.runner.safe_read import read_regular_text
+from selfdebug.server.runner.source_files import read_source_text
 
 if TYPE_CHECKING:
     from selfdebug.server.lsp.server import SelfDebugServer
@@ -76,7 +76,7 @@ def is_open(ls: SelfDebugServer, uri: str) -> bool:
 def read_unopened(path: Path) -> str:
     """A file the editor does not have open (blocking: call it in a worker thread)."""
     try:
-        return read_regular_text(path)
+        return read_source_text(path, keep_line_endings=True)  # its BOM, its declaration
     except OSError as error:
         raise JsonRpcInvalidParams(str(error)) from error
 

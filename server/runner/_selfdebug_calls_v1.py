@@ -29,7 +29,11 @@ STREAM_ENV = "SELFDEBUG_RESULT_STREAM"
 TOOL_NAME = "selfdebug-calls"
 _MONITORING = getattr(sys, "monitoring", None)  # type: Any  # 3.12+
 _state = {"job": None, "stream": None, "current": None, "count": 0, "tool": None}  # type: Any
-_matches = {}  # type: dict  # code object -> whether it is the target's
+# id(code object) -> (the code object, whether it is the target's). Not keyed by the code object:
+# code objects compare equal across files (the same function at the same line in a.py and b.py,
+# or a CRLF copy of a module: `==` and `hash` ignore co_filename), so one file's answer would be
+# handed to the other. The code object is held so that its id is not reused.
+_matches = {}  # type: dict
 
 
 def pytest_addoption(parser):
@@ -63,15 +67,16 @@ def _emit(event):
 
 
 def _is_target(code):
-    found = _matches.get(code)
-    if found is None:
-        job = _state["job"]
-        line = code.co_firstlineno
-        found = (
-            (code.co_name == job["name"] and job["first"] <= line <= job["last"])
-            or job["last"] < line <= job.get("end", 0)  # defined inside it: a wrapper, a helper
-        ) and os.path.realpath(code.co_filename) in job["files"]
-        _matches[code] = found
+    known = _matches.get(id(code))
+    if known is not None and known[0] is code:
+        return known[1]
+    job = _state["job"]
+    line = code.co_firstlineno
+    found = (
+        (code.co_name == job["name"] and job["first"] <= line <= job["last"])
+        or job["last"] < line <= job.get("end", 0)  # defined inside it: a wrapper, a helper
+    ) and os.path.realpath(code.co_filename) in job["files"]
+    _matches[id(code)] = (code, found)
     return found
 
 

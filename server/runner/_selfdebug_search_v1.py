@@ -215,7 +215,7 @@ class _LineCoverage:
     during a test's call phase (see pytest_runtest_call), so pytest's own work is not traced."""
 
     def __init__(self, codes):
-        self.codes = set(codes)
+        self.codes = list(codes)  # held: _tracer tells them by identity
         self.lines = set()
         self._tool = None
         self._previous = None
@@ -254,7 +254,10 @@ class _LineCoverage:
 
 def _tracer(codes, add):
     """sys.settrace's global function: a local tracer for the target's frames only (closures,
-    not methods: this runs for every line of the target)."""
+    not methods: this runs for every line of the target). The codes are told apart by identity:
+    an equal code object of another file (the same function at the same line in a copy of the
+    module: `==` ignores co_filename) is not the target."""
+    ids = {id(code) for code in codes}  # the caller holds the code objects
 
     def local(frame, event, arg):
         if event == "line":
@@ -262,7 +265,7 @@ def _tracer(codes, add):
         return local
 
     def on_call(frame, event, arg):
-        return local if frame.f_code in codes else None
+        return local if id(frame.f_code) in ids else None
 
     return on_call
 

@@ -44,6 +44,7 @@ from selfdebug.server.runner.runner import ProjectRunner
 from selfdebug.server.runner.safe_read import UnreadableFile, read_regular, read_regular_text
 from selfdebug.server.runner.settings import RunnerSettings
 from selfdebug.server.runner.shadow import is_skipped_dir
+from selfdebug.server.runner.source_files import read_source_text
 
 STRONG, HELPER, WEAK, HINT = 3.0, 2.0, 1.0, 0.5
 
@@ -617,7 +618,7 @@ def in_testpaths(project_root: Path, rel: str) -> bool:
 def _mentions(path: str, target: Target) -> bool:
     """Whether a file that failed to collect may hold tests of the target."""
     try:
-        text = read_regular_text(path)
+        text = read_source_text(path)
     except UnreadableFile:
         return False
     except OSError:

@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from selfdebug.server.runner.source_files import encode_declared
 from selfdebug.server.runner.workdirs import make_run_dir
 
 # Directory names never copied: version control, virtualenvs, dependencies, build outputs, caches.
@@ -229,7 +230,7 @@ class ShadowCopy:
             target.parent.mkdir(parents=True, exist_ok=True)
             if target.is_symlink():
                 target.unlink()
-            target.write_text(text, encoding="utf-8")
+            target.write_bytes(encode_declared(text))  # what Python reads back as `text`
             written[target] = Path(user_path).resolve()
         try:
             yield written

@@ -17,6 +17,7 @@ from selfdebug.server.engine.suspects.rank import (
 )
 from selfdebug.server.runner import ProjectRunner
 from selfdebug.server.runner.results import Frame, RunResult, TestResult, nodeid_file
+from selfdebug.server.runner.source_files import read_source_text
 from selfdebug.server.runner.spectrum_runner import spectrum
 
 
@@ -87,8 +88,8 @@ def _test_lines(test: TestResult, root: Path) -> list[str]:
     if not own:
         return []
     try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        source = read_source_text(path)
+    except OSError:
         return []
     return test_body_lines(source, own[0].line)  # the outermost frame in the file: the test
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from selfdebug.server.engine.search.localize import ochiai
 from selfdebug.server.engine.suspects.origin import statement_at, value_origins
 from selfdebug.server.runner.results import Frame
+from selfdebug.server.runner.source_files import read_source_text
 from selfdebug.server.runner.spectrum_runner import TestSpectrum
 
 
@@ -234,8 +235,8 @@ def _deliberate(source: str, line: int) -> bool:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_source_text(path)
+    except OSError:
         return ""
 
 
