@@ -182,6 +182,27 @@ def test_a_bug_of_ours_exits_5_in_one_line_with_the_traceback_saved(
     assert "Traceback" in err and "transcript: again.jsonl" in err  # the traceback, asked for
 
 
+def test_a_session_that_crashes_is_a_bug_of_ours_not_a_failed_session(
+    project, monkeypatch, capsys, tmp_path
+):
+    """run_session reports every session problem in its result; an exception out of it is a
+    bug (5, the traceback saved), not "the session failed" (3: the model never answered)."""
+    from selfdebug.server import engine
+
+    def crashing(*args, **kwargs):
+        raise KeyError("a bug inside the session")
+
+    monkeypatch.setattr(engine, "run_session", crashing)
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("SELFDEBUG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("SELFDEBUG_DEBUG", raising=False)
+    code = cli.main(["fix", "calc.py::sum_to", "--mode", "search", "--test", "test_calc.py"])
+    err = capsys.readouterr().err
+    assert code == ExitCode.INTERNAL, err
+    assert "internal error (KeyError: 'a bug inside the session')" in err
+    assert "Traceback" not in err
+
+
 # -- doctor --
 def test_doctor_of_a_missing_project_exits_2(tmp_path):
     done = selfdebug("doctor", str(tmp_path / "nonexistent"), "--quick", cwd=tmp_path)
