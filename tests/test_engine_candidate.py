@@ -16,6 +16,7 @@ from selfdebug.server.engine.answers.candidate import (
 )
 from selfdebug.server.engine.answers.vote import Scored, choose
 from selfdebug.server.engine.diffing import unified_diff
+from selfdebug.server.engine.evidence import FailingTest
 from selfdebug.server.engine.feedback import describe_failure, format_log, source_of_test
 from selfdebug.server.engine.target import TargetNotFound, locate
 from selfdebug.server.runner import results
@@ -225,7 +226,7 @@ def test_failure_text_has_got_and_expected_and_the_raising_line(tmp_path):
             )
         ],
     )
-    text = describe_failure(failed, target, calc)
+    text = describe_failure(FailingTest.of(failed), target, calc)
     assert "`assert sum_to(3) == 6` got 3, expected 6" in text
     raised = results.TestResult(
         nodeid="check_calc.py::test_x",
@@ -234,7 +235,9 @@ def test_failure_text_has_got_and_expected_and_the_raising_line(tmp_path):
         message="bad operand",
         frames=[results.Frame(str(calc), target.start_line + 4, "sum_to", "total += i")],
     )
-    assert "raised at line 4 of `sum_to`: `total += i`" in describe_failure(raised, target, calc)
+    assert "raised at line 4 of `sum_to`: `total += i`" in describe_failure(
+        FailingTest.of(raised), target, calc
+    )
 
 
 def test_test_source_is_read_from_the_test_file():

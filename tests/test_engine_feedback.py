@@ -12,6 +12,7 @@ from helpers.sumproj import prompt_text
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.evidence import Evidence, FailingTest
 from selfdebug.server.engine.feedback import clip_middle, describe_failure, describe_failures
 from selfdebug.server.engine.model_calls.context_fit import fit_prompt
 from selfdebug.server.engine.model_calls.prompting import PromptLibrary, PromptVars
@@ -97,7 +98,7 @@ def runner(project):
 def failures_for(project: Path, runner: ProjectRunner, nodeids: list[str], **options) -> str:
     run = runner.run(nodeids)
     target = locate(STATS, "median")
-    return describe_failures(run, target, project / "stats.py", **options)
+    return describe_failures(Evidence.of(run), target, project / "stats.py", **options)
 
 
 def test_got_is_what_the_function_returned_whichever_side_calls_it(project, runner):
@@ -303,7 +304,8 @@ def test_the_model_and_the_editor_read_the_same_failure_words(fields, detail):
 
     test = TestResult(**{"nodeid": "t.py::test_f", "outcome": "failed", **fields})
     target = locate("def f():\n    return 3\n", "f")
-    for_model = describe_failure(test, target, Path("/nowhere/f.py")).splitlines()[0]
+    failing = FailingTest.of(test)
+    for_model = describe_failure(failing, target, Path("/nowhere/f.py")).splitlines()[0]
     for_editor = failure_message(test)
     assert for_model.startswith(f"{test.outcome.upper()} t.py::test_f: {detail}")
     assert for_editor.startswith("t.py::test_f") and for_editor.endswith(detail)

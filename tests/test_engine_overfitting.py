@@ -12,6 +12,7 @@ import pytest
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.evidence import Evidence
 from selfdebug.server.engine.overfitting import expected_values
 from selfdebug.server.engine.search.edits import generate_edits
 from selfdebug.server.engine.transcript import read_transcript
@@ -58,11 +59,12 @@ def test_no_price():
 PROJECTS = {"names": (INITIALS, INITIALS_TESTS), "total": (TOTAL, TOTAL_TESTS)}
 
 
-def _failing(left: str, right: str, op: str = "==") -> results.RunResult:
+def _failing(left: str, right: str, op: str = "==") -> Evidence:
     failed = results.TestResult(
         "t.py::t", "failed", assert_op=op, assert_left=left, assert_right=right, longrepr="x"
     )
-    return results.RunResult([failed, results.TestResult("t.py::ok", "passed")], "rlimits", 0.1)
+    run = results.RunResult([failed, results.TestResult("t.py::ok", "passed")], "rlimits", 0.1)
+    return Evidence.of(run)
 
 
 def test_the_expected_text_written_into_the_code_is_refused():
@@ -110,7 +112,7 @@ def test_literals_the_module_or_a_passing_test_writes_are_allowed():
 
 def test_no_failing_comparison_refuses_nothing():
     passed = results.RunResult([results.TestResult("t.py::ok", "passed")], "rlimits", 0.1)
-    values = expected_values(passed, INITIALS)
+    values = expected_values(Evidence.of(passed), INITIALS)
     assert values.refusal(INITIALS.replace("return out", "return 'J.D.'"), INITIALS) == ""
 
 
@@ -121,7 +123,8 @@ def test_containers_and_unittest_messages_give_their_values():
         "t.py::T::t", "failed", message="AssertionError: 'Ab' != 'Abc'", longrepr="x"
     )
     values = expected_values(
-        results.RunResult([unittest_failure], "rlimits", 0.1), "def f(s):\n    return s\n"
+        Evidence.of(results.RunResult([unittest_failure], "rlimits", 0.1)),
+        "def f(s):\n    return s\n",
     )
     assert values.refusal("def f(s):\n    return s + 'c' or 'Abc'\n", "def f(s):\n    return s\n")
 

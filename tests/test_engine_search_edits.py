@@ -11,12 +11,8 @@ import pytest
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.evidence import NOTHING_EXPECTED, Evidence, Expected
 from selfdebug.server.engine.search.edits import generate_edits
-from selfdebug.server.engine.search.evidence import (
-    NOTHING_EXPECTED,
-    Expected,
-    expected_from,
-)
 from selfdebug.server.runner import results
 
 
@@ -275,9 +271,9 @@ def test_what_failing_tests_expect():
         isolation="bwrap",
         duration=0.1,
     )
-    expected = expected_from(run)
+    expected = Evidence.of(run).expected
     assert expected.raises == ("ParserError", "KeyError", "LookupError")
-    nothing = expected_from(results.RunResult([failing("assert 1 == 2")], "bwrap", 0.1))
+    nothing = Evidence.of(results.RunResult([failing("assert 1 == 2")], "bwrap", 0.1)).expected
     assert nothing == NOTHING_EXPECTED
 
 
@@ -397,11 +393,11 @@ def test_a_truth_test_becomes_a_none_test_on_each_operand_but_not_on_a_predicate
 
 def test_a_failing_tests_type_error_calls_for_a_converted_value():
     """`converted-value` (registry.py) is made only when a failing test ended in a TypeError
-    (evidence.py reads it from the run); a stored name, a called function, the object whose
+    (engine/evidence.py reads it from the run); a stored name, a called function, the object whose
     attribute is taken and a value already converted are left alone."""
     type_error = results.TestResult("t.py::t", "failed", exc_type="builtins.TypeError")
     run = results.RunResult([type_error], isolation="bwrap", duration=0.1)
-    assert expected_from(run).failed_with == ("TypeError",)
+    assert Evidence.of(run).expected.failed_with == ("TypeError",)
     code = (
         "def f(path, items, n):\n    name = path.parent\n    first = str(items)[n]\n"
         "    return name, first\n"
@@ -409,7 +405,7 @@ def test_a_failing_tests_type_error_calls_for_a_converted_value():
     lines = {2: 0, 3: 0}
     made = {
         (e.line, e.after)
-        for e in generate_edits(code, 1, lines, expected=expected_from(run), classes=None)
+        for e in generate_edits(code, 1, lines, expected=Evidence.of(run).expected, classes=None)
         if e.edit_class == "converted-value"
     }
     assert (2, "str(path.parent)") in made and (2, "int(path.parent)") in made

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from selfdebug.server.engine.evidence import FailingTest
 from selfdebug.server.engine.types import DebugResult, Progress, TestTally
 from selfdebug.server.lsp.edits import fixed_function_text, take_snapshot
 from selfdebug.server.lsp.failure_evidence import call_in, evidence_lines
@@ -51,8 +52,8 @@ def test_call_in_finds_the_call_with_its_arguments():
     assert call_in("x = mean(", "mean") is None  # not closed on this line
 
 
-def failing(**fields) -> TestResult:
-    return TestResult(nodeid="tests/test_a.py::test_x", outcome="failed", **fields)
+def failing(**fields) -> FailingTest:
+    return FailingTest.of(TestResult(nodeid="tests/test_a.py::test_x", outcome="failed", **fields))
 
 
 def test_evidence_lines_give_the_inputs_and_the_failing_line():

@@ -19,7 +19,8 @@ from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.answers.candidate import program_key
-from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_from
+from selfdebug.server.engine.evidence import Evidence
+from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_comments
 from selfdebug.server.engine.model_edits.holes import Hole, holes_at
 from selfdebug.server.engine.model_edits.samples import cut, edits_from, stop_strings
 from selfdebug.server.engine.search.localize import SuspiciousLine
@@ -128,7 +129,7 @@ def test_the_prompt_is_the_code_around_the_hole_in_the_files_indentation():
         "rlimits",
         0.1,
     )
-    prompt = build_prompt(MODULE, target, hole, evidence_from(run))
+    prompt = build_prompt(MODULE, target, hole, evidence_comments(Evidence.of(run)))
     # above: the imports, the class header, the failing check, the decorator and the lines
     # above the hole (the docstring with its fences as written), the line it replaces
     assert prompt.prefix.startswith("import math\nfrom collections import deque\n")

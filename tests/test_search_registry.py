@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from selfdebug.server.engine.evidence import Expected
 from selfdebug.server.engine.search.edits import generate_edits
-from selfdebug.server.engine.search.evidence import Expected
 from selfdebug.server.engine.search.examples import EXAMPLES, Example
 from selfdebug.server.engine.search.registry import (
     MIN_EXAMPLE_COMMITS,

@@ -179,6 +179,8 @@ def _print_summary(project_root: Path, candidates: list[TestCandidate], result: 
     from rich.console import Console
     from rich.markup import escape
 
+    from selfdebug.server.engine.evidence import Evidence
+
     console = Console(highlight=False, soft_wrap=True)
     reasons = {c.nodeid: c.reason for c in candidates}
     styles = {"passed": "green", "skipped": "yellow", "failed": "red", "error": "red"}
@@ -188,10 +190,10 @@ def _print_summary(project_root: Path, candidates: list[TestCandidate], result: 
         console.print(
             f"[{style}]{test.outcome:<8}[/] {test.duration:6.2f} s  {escape(test.nodeid)}{why}"
         )
-    for test in result.tests:
-        if test.ok:
-            continue
-        header = f"{test.nodeid}: {test.exc_type} {_first_line(test.message)}"
+    for failing in Evidence.of(result).failing:
+        test = failing.result
+        first = failing.message_lines[0] if failing.message_lines else ""
+        header = f"{test.nodeid}: {test.exc_type} {first}"
         console.print(f"\n[bold]{escape(header)}[/]")
         lines = []
         if test.assert_left is not None:
@@ -215,7 +217,3 @@ def _print_summary(project_root: Path, candidates: list[TestCandidate], result: 
         f"\n{state} in {result.duration:.2f} s (isolation: {result.isolation}, {sealed})",
         style="bold green" if result.all_passed else "bold red",
     )
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else ""

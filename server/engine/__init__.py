@@ -7,9 +7,10 @@ Use:
     result.diff, result.explanation, result.summary(), result.success
 
 Modules: session (the loop), modes (what each mode does, auto's plan), history (earlier
-attempts and repeats), feedback (what the model is told), model_calls/ (one model call: its
-prompt from the Jinja2 templates of selfdebug.prompts, overridable by SELFDEBUG_PROMPTS_DIR,
-fitted to the context; its limits and failures), answers/ (from a reply to a checked
+attempts and repeats), evidence (the failing tests' facts, read once per run), feedback (what
+the model is told), model_calls/ (one model call: its prompt from the Jinja2 templates of
+selfdebug.prompts, overridable by SELFDEBUG_PROMPTS_DIR, fitted to the context; its limits
+and failures), answers/ (from a reply to a checked
 candidate: extraction, structural and safety checks, sampling + majority vote), target (the
 function in its file), recorder and transcript (JSON lines + progress), diffing, request
 (DebugRequest building); search/, model_edits/ and suspects/ (the edit search, the model's

@@ -8,21 +8,15 @@ line is line 1), because the model never sees the rest of the file.
 from __future__ import annotations
 
 import ast
-import re
 import textwrap
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from selfdebug.server.engine.evidence import Evidence, FailingTest, same_file
 from selfdebug.server.engine.target import TargetFunction, find_definition_node, first_line
-from selfdebug.server.runner.results import (
-    Frame,
-    ProbeRecord,
-    RunResult,
-    TestResult,
-    failure_detail,
-)
+from selfdebug.server.runner.results import ProbeRecord, RunResult, TestResult, failure_detail
 from selfdebug.server.runner.source_files import read_source_text
 
 FIELD_CHARS = 300  # one value (left/right of an assertion, an exception message)
@@ -36,33 +30,6 @@ PASSING_SHOWN = 2  # passing test sources beside the failing ones, once a run ha
 def _clip(text: str, limit: int) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[: limit - 15].rstrip() + " ...[truncated]"
-
-
-def _same_file(a: str | Path, b: str | Path) -> bool:
-    try:
-        return Path(a).resolve() == Path(b).resolve()
-    except OSError:
-        return str(a) == str(b)
-
-
-_LIBRARY_PATH = re.compile(r"[/\\](site-packages|dist-packages|lib[/\\]python3\.\d+)[/\\]")
-
-
-def _test_frame(test: TestResult, target_file: Path) -> Frame | None:
-    """The innermost frame of the project's code (not the target's file, not the standard
-    library or an installed package) that runs an assertion, else the innermost frame of the
-    test function itself. unittest's own `assertion_func(first, second, msg=msg)` is no
-    assertion of the test's: shown as the failing line it told the model nothing (cachetools)."""
-    outside = [
-        f
-        for f in test.frames
-        if not _same_file(f.path, target_file) and not _LIBRARY_PATH.search(f.path)
-    ]
-    test_name = test.nodeid.rpartition("::")[2].split("[", 1)[0]
-    for frame in reversed(outside):
-        if frame.code.startswith("assert"):
-            return frame
-    return next((f for f in reversed(outside) if f.function == test_name), None)
 
 
 def _read_tree(path: str | Path) -> tuple[str, ast.Module] | None:
@@ -146,20 +113,13 @@ def _call_source(source: str, statement: ast.stmt, name: str) -> str:
     return ""
 
 
-_WHERE = re.compile(r"^E\s+\+\s+where\s+(.+?)\s+=\s+(.+)$")
-
-
-def call_values(longrepr: str, name: str) -> str:
+def call_values(test: FailingTest, name: str) -> str:
     """pytest's account of the call, from a `where 3.5 = median([1, 2, 3, 4])` line: the
     function's arguments as values, and what it returned ("" when pytest wrote none)."""
-    for line in longrepr.splitlines():
-        match = _WHERE.match(line.strip())
-        if not match:
-            continue
-        value, call = match.group(1), match.group(2).strip()
-        if re.match(rf"(?:[\w.<>\[\]() ]*\.)?{re.escape(name)}\(", call):
-            return f"{_clip(call, FIELD_CHARS)} returned {_clip(value, FIELD_CHARS)}"
-    return ""
+    where = next((w for w in test.where if w.calls(name)), None)
+    if where is None:
+        return ""
+    return f"{_clip(where.call, FIELD_CHARS)} returned {_clip(where.value, FIELD_CHARS)}"
 
 
 @dataclass
@@ -277,14 +237,14 @@ def parameters_of(nodeid: str, test_file: str | Path) -> str:
     return ", ".join(f"{name}={text}" for name, text in matching[0].values)
 
 
-def describe_failure(test: TestResult, target: TargetFunction, target_file: Path) -> str:
+def describe_failure(test: FailingTest, target: TargetFunction, target_file: Path) -> str:
     """One failing test as the model should read it: what the function returned against what
     the test expected (by which side of the assert calls it), the call's arguments, the
     parametrized case, or the exception and the line of the function that raised it."""
     head = f"{test.outcome.upper()} {test.nodeid}"
-    if test.outcome == "timeout":
-        return f"{head}: {failure_detail(test)} (an endless loop or a very slow path?)"
-    frame = _test_frame(test, target_file)
+    if test.timed_out:
+        return f"{head}: {failure_detail(test.result)} (an endless loop or a very slow path?)"
+    frame = test.asserting_frame(target_file)
     assertion_text = frame.code if frame is not None and frame.code.startswith("assert") else ""
     parsed = _read_tree(frame.path) if frame is not None else None
     assertion: ast.Assert | None = None
@@ -295,7 +255,7 @@ def describe_failure(test: TestResult, target: TargetFunction, target_file: Path
         if assertion is not None and "\n" in (ast.get_source_segment(parsed[0], assertion) or ""):
             assertion_text = " ".join(ast.unparse(assertion).split())
     extra: list[str] = []
-    call = call_values(test.longrepr, target.name)
+    call = call_values(test, target.name)
     if not call and parsed is not None and frame is not None:
         statement = _enclosing(parsed[1], frame.line, ast.stmt)
         call = _call_source(parsed[0], statement, target.name) if statement else ""
@@ -310,13 +270,14 @@ def describe_failure(test: TestResult, target: TargetFunction, target_file: Path
         known: Literal["left", "right"] | None = (
             ("left" if side == "left" else "right") if side else None
         )
-        detail = failure_detail(test, known, lambda value: _clip(value, FIELD_CHARS))
+        detail = failure_detail(test.result, known, lambda value: _clip(value, FIELD_CHARS))
         if known and (test.assert_op or "==") == "==":  # "`assert f(3) == 6` got 3, expected 6"
             text = f"{head}: `{assertion_text}` {detail}" if assertion_text else f"{head}: {detail}"
             return _clip("\n".join([text, *(f"  {line}" for line in extra)]), FAILURE_CHARS)
         text = f"{head}: {detail}"
     else:
-        text = f"{head}: {failure_detail(test, clip=lambda value: _clip(value, FIELD_CHARS))}"
+        detail = failure_detail(test.result, clip=lambda value: _clip(value, FIELD_CHARS))
+        text = f"{head}: {detail}"
     if assertion_text:
         text += f"\n  at `{assertion_text}`"
     elif frame is not None and frame.code:
@@ -324,14 +285,14 @@ def describe_failure(test: TestResult, target: TargetFunction, target_file: Path
     inside = [
         f
         for f in test.frames
-        if _same_file(f.path, target_file) and target.start_line < f.line <= target.end_line
+        if same_file(f.path, target_file) and target.start_line < f.line <= target.end_line
     ]
     if inside:
         raising = inside[-1]
         line = raising.line - target.start_line
         text += f"\n  raised at line {line} of `{target.name}`: `{raising.code}`"
-    elif not test.exc_type and test.longrepr:
-        text += "\n" + textwrap.indent(_clip(test.longrepr, FAILURE_CHARS // 2), "  ")
+    elif not test.exc_type and test.result.longrepr:  # pytest's own text, shown as it is
+        text += "\n" + textwrap.indent(_clip(test.result.longrepr, FAILURE_CHARS // 2), "  ")
     text += "".join(f"\n  {line}" for line in extra)
     return _clip(text, FAILURE_CHARS)
 
@@ -344,19 +305,19 @@ REGRESSION_NOTE = (
 
 def regression_note(broken: list[TestResult], target: TargetFunction, file: Path) -> str:
     """The guard's feedback: what broke, by name and with its values (at most 3 tests)."""
-    described = [describe_failure(t, target, file) for t in broken[:3]]
+    described = [describe_failure(FailingTest.of(t), target, file) for t in broken[:3]]
     more = f"\n(and {len(broken) - 3} more)" if len(broken) > 3 else ""
     return f"{REGRESSION_NOTE}. What broke:\n" + "\n".join(described) + more
 
 
 def describe_failures(
-    run: RunResult, target: TargetFunction, target_file: Path, shown: int = FAILURES_SHOWN
+    evidence: Evidence, target: TargetFunction, target_file: Path, shown: int = FAILURES_SHOWN
 ) -> str:
     """The first `shown` failing tests in full, the rest counted (a long list would push the
     code out of a small model's context and says little more)."""
-    if run.error and not run.tests:
-        return f"The test run itself failed: {_clip(run.error, FAILURE_CHARS)}"
-    failing = [t for t in run.tests if not t.ok]
+    if evidence.error and not evidence.tests:
+        return f"The test run itself failed: {_clip(evidence.error, FAILURE_CHARS)}"
+    failing = evidence.failing
     if not failing:
         return "All tests pass."
     parts = [describe_failure(t, target, target_file) for t in failing[:shown]]

@@ -23,11 +23,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeGuard
 
-from selfdebug.server.engine.search.evidence import parse_literal
-
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from selfdebug.server.engine.evidence import Evidence
     from selfdebug.server.runner.results import RunResult
 
 Literal = str | int | float
@@ -80,23 +79,15 @@ NO_EXPECTED_VALUES = ExpectedValues()
 
 
 def expected_values(
-    run: RunResult | None, module_source: str, passing_sources: Iterable[str] = ()
+    evidence: Evidence, module_source: str, passing_sources: Iterable[str] = ()
 ) -> ExpectedValues:
-    """The compared values of `run`'s failing tests (both sides of `==`: which side is the
-    expected one is the test's convention; the searched-for side of `in`), and the literals
-    of the module and of the passing tests' sources."""
-    if run is None:
-        return NO_EXPECTED_VALUES
+    """The values the failing tests compared with (`FailingTest.compared_values`: both sides
+    of `==`, the searched-for side of `in`, both sides of unittest's `a != b`), and the
+    literals of the module and of the passing tests' sources."""
     compared: list[Literal] = []
-    for test in run.tests:
-        if test.ok:
-            continue
-        sides = [test.assert_left, test.assert_right] if test.assert_op == "==" else []
-        sides += [test.assert_left] if test.assert_op == "in" else []
-        for side in sides:
-            compared += _leaves(parse_literal(side))
-        for mismatch_side in _unittest_sides(test.message):
-            compared += _leaves(parse_literal(mismatch_side))
+    for test in evidence.failing:
+        for value in test.compared_values:
+            compared += _leaves(value)
     compared = [v for v in dict.fromkeys(compared) if not _structural(v)]
     known = [*_literals(module_source)]
     for source in passing_sources:
@@ -118,13 +109,6 @@ def passing_test_sources(project_root: Path, *runs: RunResult | None) -> list[st
     failing = {source_of_test(project_root, t.nodeid) for t in tests if not t.ok}
     sources = {source_of_test(project_root, t.nodeid) for t in tests if t.ok}
     return [s for s in sources if s.strip() and s not in failing]
-
-
-def _unittest_sides(message: str) -> list[str]:
-    """`'a' != 'b'` / `3 != 4` on a unittest failure's first line: both sides."""
-    first = message.split("\n", 1)[0].removeprefix("AssertionError: ").strip()
-    left, separator, right = first.partition(" != ")
-    return [left, right] if separator else []
 
 
 def _leaves(value: object, depth: int = 0) -> list[Literal]:

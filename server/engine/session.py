@@ -21,6 +21,7 @@ from selfdebug.server.backends.base import Backend, BackendCancelled, BackendErr
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine import feedback
 from selfdebug.server.engine.answers.answer_form import AnswerForm, choose_answer_form
+from selfdebug.server.engine.evidence import NO_EVIDENCE, Evidence
 from selfdebug.server.engine.history import AttemptLog
 from selfdebug.server.engine.model_calls.failed_calls import CallFailed, session_stop
 from selfdebug.server.engine.model_calls.model_call import ModelCaller
@@ -132,6 +133,7 @@ class Session:
         self.tests_shown: list[ShownTest] = []  # set from the baseline run (failing first)
         self.chosen_before: RunResult | None = None
         self.wider_before: RunResult | None = None
+        self.evidence: Evidence = NO_EVIDENCE  # chosen_before's failing tests, read once
         # what the failing tests compared with: a candidate that writes it in is refused
         self.test_values: ExpectedValues = NO_EXPECTED_VALUES
         self.refused: list[str] = []  # candidates refused as overfitting, with why
@@ -252,7 +254,7 @@ class Session:
         run = self.current_run
         failures = ""
         if run is not None and self.strategy.shows_failures:
-            failures = feedback.describe_failures(run, self.target, self.file)
+            failures = feedback.describe_failures(self.evidence_of(run), self.target, self.file)
         return PromptVars(
             name=self.target.name,
             qualname=self.target.qualname,
@@ -284,6 +286,10 @@ class Session:
             self._told_form = form
         return form
 
+    def evidence_of(self, run: RunResult) -> Evidence:
+        """The failing tests of `run`: the baseline's as read once, another run's read now."""
+        return self.evidence if run is self.chosen_before else Evidence.of(run)
+
     def source_with(self, code: str) -> str:
         if code == self.target.code:
             return self.source
@@ -309,7 +315,11 @@ class Session:
             turn=self.turn,
             mode=self.strategy.name,
             tally=f"{run.passed}/{run.total}",
-            feedback=feedback.describe_failures(run, self.target, self.file) if shows else "",
+            feedback=(
+                feedback.describe_failures(self.evidence_of(run), self.target, self.file)
+                if shows
+                else ""
+            ),
             verdict=verdict,
             kept=kept,
         )
@@ -362,6 +372,7 @@ class Session:
         if request.tests:
             self._emit(f"running {len(request.tests)} tests")
             self.chosen_before = self.run_tests(request.tests, self.source, label="baseline")
+            self.evidence = Evidence.of(self.chosen_before)
             tally = f"{self.chosen_before.passed}/{self.chosen_before.total}"
             # What the runner noticed (a plugin the tests need, no pytest-timeout) reaches the user.
             self.warnings.extend(n for n in self.chosen_before.notes if n not in self.warnings)
@@ -388,7 +399,7 @@ class Session:
         if self.chosen_before is not None:
             root = Path(request.project_root)
             passing = passing_test_sources(root, self.chosen_before, self.wider_before)
-            self.test_values = expected_values(self.chosen_before, self.source, passing)
+            self.test_values = expected_values(self.evidence, self.source, passing)
         searching = request.mode == "search" or (request.mode == "auto" and request.auto_search)
         stop = self._localize_and_search(searching=searching)
         if stop is None and self._local_edits():

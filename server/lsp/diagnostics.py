@@ -20,6 +20,7 @@ from lsprotocol.types import (
 )
 from pygls.uris import from_fs_path
 
+from selfdebug.server.engine.evidence import Evidence
 from selfdebug.server.engine.search.localize import SuspiciousLine
 from selfdebug.server.lsp.failure_evidence import evidence_lines
 from selfdebug.server.lsp.positions import line_range
@@ -75,15 +76,16 @@ def lsp_diagnostics(
     """Diagnostics per document URI for the failed tests of one run."""
     by_uri: dict[str, list[Diagnostic]] = {}
     function_uri = from_fs_path(str(function.path)) or ""
-    for test in [t for t in run.tests if not t.ok][:MAX_PER_FUNCTION]:
+    for failing in Evidence.of(run).failing[:MAX_PER_FUNCTION]:
+        test = failing.result
         inside = [f for f in test.frames if function.contains(f)]
         function_line = inside[-1].line - 1 if inside else function.start_line
         function_location = Location(uri=function_uri, range=line_range(function_line))
 
         test_file = (project_root / nodeid_file(test.nodeid)).resolve()
-        in_test = [f for f in test.frames if _same_file(Path(f.path), test_file)]
+        in_test = failing.test_file_frames(project_root)
         name = function.qualname.rsplit(".", 1)[-1]
-        evidence = evidence_lines(test, name, in_test[-1] if in_test else None)
+        evidence = evidence_lines(failing, name, in_test[-1] if in_test else None)
         message = "\n".join([failure_message(test), *evidence])  # the hover shows every line
         test_location = None
         if in_test:

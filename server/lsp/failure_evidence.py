@@ -3,14 +3,14 @@
 Why: "expected 3, got 2.0" tells what went wrong but not for which input; the hover (VS Code,
 `vim.diagnostic.open_float`) shows every line of a diagnostic's message, so the lines built here
 follow the one-line summary. Everything comes from what the runner already records in a
-TestResult (pytest's assertion operands, the frames with their source line): no extra run.
+TestResult (pytest's assertion operands, the frames with their source line), as the engine's
+one reading of a failing test gives it (engine/evidence.py): no extra run, no parsing here.
 """
 
 from __future__ import annotations
 
-import re
-
-from selfdebug.server.runner.results import Frame, TestResult
+from selfdebug.server.engine.evidence import FailingTest, call_in
+from selfdebug.server.runner.results import Frame
 
 MAX_CHARS = 200  # a hover line, not a dump: long reprs are cut with an ellipsis
 
@@ -20,28 +20,7 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1] + "…"
 
 
-def call_in(code: str, name: str) -> str | None:
-    """The first call of `name` in one source line, with its arguments: `mean([2, 4])`.
-    None when the line does not call it (or the parentheses do not close on this line)."""
-    for match in re.finditer(rf"(?<!\w){re.escape(name)}\s*\(", code):  # also `obj.name(`
-        depth, quote = 0, ""
-        for index in range(match.end() - 1, len(code)):
-            char = code[index]
-            if quote:
-                if char == quote and code[index - 1] != "\\":
-                    quote = ""
-            elif char in "'\"":
-                quote = char
-            elif char in "([{":
-                depth += 1
-            elif char in ")]}":
-                depth -= 1
-                if depth == 0:
-                    return code[match.start() : index + 1]
-    return None
-
-
-def evidence_lines(test: TestResult, function_name: str, test_frame: Frame | None) -> list[str]:
+def evidence_lines(test: FailingTest, function_name: str, test_frame: Frame | None) -> list[str]:
     """Lines after the summary: `inputs: mean([2, 4])`, `at tests/t.py:5: assert ...`, and the
     exception's message when pytest had no assertion operands."""
     lines: list[str] = []
@@ -51,8 +30,8 @@ def evidence_lines(test: TestResult, function_name: str, test_frame: Frame | Non
         lines.append(f"inputs: {_clip(call)}")
     if test_frame is not None and code:
         lines.append(f"at line {test_frame.line} of the test: {_clip(code)}")
-    if test.assert_left is None and test.message.strip():
-        message = test.message.strip().splitlines()
+    if test.assert_left is None and test.message_lines:
+        message = test.message_lines
         if len(message) > 1:  # the first line is already in the summary
             lines.append(_clip(" ".join(message[1:4])))
     return lines

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from selfdebug.server.engine.evidence import Evidence, FailingTest
 from selfdebug.server.engine.model_edits.holes import Hole
 from selfdebug.server.engine.target import TargetFunction
-from selfdebug.server.runner.results import RunResult, TestResult
 
 MAX_IMPORTS = 20
 MAX_EVIDENCE = 160  # characters of one evidence comment
@@ -27,22 +27,19 @@ class FimPrompt:
     suffix: str
 
 
-def evidence_from(run: RunResult | None) -> list[str]:
+def evidence_comments(evidence: Evidence) -> list[str]:
     """One line per failing test (the first FAILING_SHOWN): its check and what happened."""
-    if run is None:
-        return []
-    failing = [t for t in run.tests if not t.ok][:FAILING_SHOWN]
-    return [_failure_line(t) for t in failing]
+    return [_failure_line(t) for t in evidence.failing[:FAILING_SHOWN]]
 
 
-def _failure_line(test: TestResult) -> str:
-    check = test.frames[0].code if test.frames else ""
-    if test.outcome == "timeout" or "Timeout" in test.exc_type:
+def _failure_line(test: FailingTest) -> str:
+    check = test.first_frame.code if test.first_frame is not None else ""
+    if test.ended_in_timeout:
         what = "it did not finish (timed out)"
     elif test.assert_left is not None and test.assert_right is not None:
         what = f"{test.assert_left} {test.assert_op or '=='} {test.assert_right} is false"
     elif test.exc_type:
-        first = (test.message or "").strip().splitlines()
+        first = test.message_lines
         what = f"{test.exc_type}: {first[0]}" if first else test.exc_type
     else:
         what = test.outcome

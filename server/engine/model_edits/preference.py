@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 from selfdebug.server.backends.base import Backend, BackendCancelled, BackendError, Usage
 from selfdebug.server.engine.answers.candidate import program_key
-from selfdebug.server.engine.model_edits.fim_prompt import evidence_from
+from selfdebug.server.engine.model_edits.fim_prompt import evidence_comments
 from selfdebug.server.engine.model_edits.holes import holes_at
 from selfdebug.server.engine.model_edits.naturalness import InfillScorer, Scored, most_natural
 from selfdebug.server.engine.model_edits.samples import edits_from
@@ -63,7 +63,7 @@ def model_preference(
         lines = sorted(single)[:LINES]
         target = context.target
         original = program_key(target.code)
-        evidence = evidence_from(context.chosen_before)
+        evidence = evidence_comments(context.evidence)
         exact: dict[str, int] = {}  # a survivor's program key -> samples that wrote it
         others: list[str] = []  # the other answers' function texts, one per sample
         written: list[str] = []  # what each answer wrote in the hole, for the transcript

@@ -28,7 +28,7 @@ from selfdebug.server.backends.base import (
 from selfdebug.server.cancel import Cancelled
 from selfdebug.server.engine.answers.candidate import program_key
 from selfdebug.server.engine.model_edits import chat_holes
-from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_from
+from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_comments
 from selfdebug.server.engine.model_edits.holes import Hole, holes_at
 from selfdebug.server.engine.model_edits.samples import edits_from, max_lines, stop_strings
 from selfdebug.server.engine.search import host as search_host
@@ -90,7 +90,7 @@ def model_edit_step(
     target = context.target
     lines = localization.lines or all_lines(target)
     holes = holes_at(target, lines, top=settings.top_lines)
-    evidence = evidence_from(context.chosen_before) if settings.hints else []
+    evidence = evidence_comments(context.evidence) if settings.hints else []
     searcher = SearchRunner(
         context.runner, context.file, target.qualname, context.source, target.start_line + 1
     )

@@ -2,8 +2,8 @@
 
 Its parts, in the order a search uses them:
 - `localize.py`: the suspicious lines, Ochiai over the tests' real line coverage;
-- `evidence.py`: what the failing tests expect (raised exceptions, their strings' punctuation,
-  got/expected string pairs);
+- what the failing tests expect (raised exceptions) is read from `../evidence.py`, the
+  session's one reading of the failing tests;
 - `registry.py`: every edit class, once (name, what it changes, where, size, and `examples.py`:
   the real fix commits that show it);
 - the classes: `edits.py` (the `Edit`, `generate_edits` and the expression-level classes),

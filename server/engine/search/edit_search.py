@@ -24,12 +24,12 @@ import ast
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine.answers.candidate import Candidate, program_key
+from selfdebug.server.engine.evidence import NOTHING_EXPECTED, Evidence, Expected
 from selfdebug.server.engine.overfitting import NO_EXPECTED_VALUES, ExpectedValues
 from selfdebug.server.engine.search.crosscheck import (
     CrossCheck,
@@ -38,7 +38,6 @@ from selfdebug.server.engine.search.crosscheck import (
     run_crosscheck,
 )
 from selfdebug.server.engine.search.edits import Edit, generate_edits
-from selfdebug.server.engine.search.evidence import NOTHING_EXPECTED, Expected, expected_from
 from selfdebug.server.engine.search.localize import Localization, SuspiciousLine, rank_lines
 from selfdebug.server.engine.search.predicates import with_guarding_conditions
 from selfdebug.server.engine.target import TargetFunction
@@ -453,7 +452,7 @@ def judge_survivors(
     verdict.groups = [[by_key[k].edit.describe() for k in group] for group in groups]
     behaviours = [[by_key[k] for k in group] for group in groups]  # the survivors, grouped
     firsts = [group[0] for group in behaviours]
-    answers, failures = [group[0] for group in groups], context.expected.failed_with
+    answers, failures = [group[0] for group in groups], context.evidence.expected.failed_with
     repair = check.only_repair(answers, failures) if len(groups) > 1 else None
     if len(groups) == 1:
         verdict.rule = "one answer"
@@ -644,6 +643,7 @@ class SearchContext:
     chosen: list[str]
     wider: list[str]
     chosen_before: RunResult
+    evidence: Evidence  # chosen_before's failing tests, read once (engine/evidence.py)
     wider_before: RunResult | None
     cancel: CancelToken
     deadline: float | None  # time.monotonic() value; None: no time budget
@@ -657,11 +657,6 @@ class SearchContext:
     # survivors the tests cannot tell apart -> the one to propose and why (the model's vote,
     # model_edits/preference.py); None: the rules below decide alone
     prefer: Preference | None = None
-
-    @cached_property
-    def expected(self) -> Expected:
-        """What the failing tests expect raised and what they ended with (evidence.py)."""
-        return expected_from(self.chosen_before)
 
 
 def search_step(context: SearchContext, *, search: bool) -> SearchStep:
@@ -697,7 +692,7 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         top = max([s.score for s in lines], default=0.0) + 1.0
         given = [SuspiciousLine(n, top, 0, 0, 0, 0) for n in context.first_lines]
         lines = given + [s for s in lines if s.line not in set(context.first_lines)]
-    edits = candidate_edits(context.target, lines, context.settings, context.expected)
+    edits = candidate_edits(context.target, lines, context.settings, context.evidence.expected)
     edits, refused = refuse_overfitting(context, edits)
     judging = Judging.of(context)
 

@@ -18,9 +18,9 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from selfdebug.server.engine.evidence import NOTHING_EXPECTED, Expected
 from selfdebug.server.engine.search import everywhere, pairs, statements, strings
 from selfdebug.server.engine.search import raises as raising
-from selfdebug.server.engine.search.evidence import NOTHING_EXPECTED, Expected
 from selfdebug.server.engine.search.registry import size_of
 
 ARITHMETIC = ["+", "-", "*", "/", "//", "%"]
@@ -159,7 +159,7 @@ class _Scope:
     sibling_args: dict[str, dict[int, list[str]]]
     constants: Sequence[tuple[type, str]] = ()  # (int/float/str, text) of the function's literals
     parameters: Sequence[str] = ()  # the function's own, without self/cls
-    failed_with: Collection[str] = ()  # what the failing tests raised (evidence.py)
+    failed_with: Collection[str] = ()  # what the failing tests raised (engine/evidence.py)
     own_class: tuple[str, str] = ("", "")  # a method's class name and how it names its own
     # class at run time (`type(self)`, or `cls` in a classmethod); ("", "") elsewhere
 
@@ -259,7 +259,7 @@ def _constant_changes(node: ast.AST, scope: _Scope) -> Iterator[Change]:
     """+-1 on an integer literal (never below 0: a sign is its own edit), `True` <-> `False`,
     a blank string emptied (and the empty one given a space), another literal of the same kind
     that the function uses elsewhere, and a compared character replaced by one the failing
-    tests' strings use (evidence.py)."""
+    tests' strings use (engine/evidence.py)."""
     assert isinstance(node, ast.Constant)
     start, end = scope.text.span(node)
     if type(node.value) is bool:
@@ -675,7 +675,7 @@ def generate_edits(
     file lines of `line_ranks` (line -> rank, 0 most suspicious), lower rank first, then
     smaller edits first; at most `limit`, each distinct, each parsing. Pairs of the first
     single edits (pairs.py) take the last part of the budget. `expected`: what the
-    failing tests expect (evidence.py). `classes`: only these edit classes (registry.py).
+    failing tests expect (engine/evidence.py). `classes`: only these edit classes (registry.py).
     `class_name`: the class of a method ("" for a plain function)."""
     tree = ast.parse(code)
     function = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))

@@ -6,7 +6,7 @@ removed (delta debugging, while the class still makes the fix), so an example il
 fix pattern; it is not the project's code.
 
 `lines` are the example's changed lines (1-based in `before`), where the search is told to look;
-`raises` and `failed_with` stand for the failing tests' evidence (evidence.py) that the fix
+`raises` and `failed_with` stand for the failing tests' evidence (engine/evidence.py) that the fix
 commit's own tests gave (a class that needs evidence is shown it). Found by mining the histories of public repositories for commits that
 change one function by a few lines and say they fix something, then asking every class whether
 it makes the commit's fix.
@@ -24,7 +24,7 @@ class Example:
     after: str  # the fixed function, reduced
     lines: tuple[int, ...]  # the changed lines of `before` (1-based)
     raises: tuple[str, ...] = ()
-    failed_with: tuple[str, ...] = ()  # what the failing tests raised (evidence.py)
+    failed_with: tuple[str, ...] = ()  # what the failing tests raised (engine/evidence.py)
 
     @property
     def class_name(self) -> str:

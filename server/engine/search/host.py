@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.answers.candidate import Candidate
+from selfdebug.server.engine.evidence import Evidence
 from selfdebug.server.engine.overfitting import ExpectedValues
 from selfdebug.server.engine.search import edit_search as search
 from selfdebug.server.engine.target import TargetFunction, locate
@@ -42,6 +43,7 @@ class SearchHost(Protocol):
     source: str
     target: TargetFunction
     chosen_before: RunResult | None
+    evidence: Evidence  # chosen_before's failing tests, read once (engine/evidence.py)
     wider_before: RunResult | None
     cancel: CancelToken
     turn: int
@@ -72,10 +74,12 @@ def context_for(
     source: str | None = None,
     target: TargetFunction | None = None,
     chosen_before: RunResult | None = None,
+    evidence: Evidence | None = None,
     first_lines: list[int] | None = None,
     found_on: str = "",
 ) -> search.SearchContext:
-    """The search's view of the session: the function as it is, or another version of it."""
+    """The search's view of the session: the function as it is, or another version of it
+    (`chosen_before` its run, `evidence` that run's, read once by the caller)."""
     request = host.request
     remaining = host.remaining_s()
 
@@ -84,6 +88,8 @@ def context_for(
 
     chosen = chosen_before or host.chosen_before
     assert chosen is not None
+    if chosen_before is None:
+        evidence = host.evidence
     context = search.SearchContext(
         runner=host.runner,
         file=host.file,
@@ -92,6 +98,7 @@ def context_for(
         chosen=list(request.tests),
         wider=list(request.wider_tests),
         chosen_before=chosen,
+        evidence=evidence if evidence is not None else Evidence.of(chosen),
         wider_before=host.wider_before,
         cancel=host.cancel,
         deadline=None if remaining is None else time.monotonic() + remaining,
@@ -179,6 +186,7 @@ class Version:
     source: str  # the file's text with it
     target: TargetFunction
     run: RunResult  # its chosen tests' run
+    evidence: Evidence  # that run's failing tests, read once
     changed: list[int]  # its lines that differ from the original (file lines of this version)
     found_on: str  # what it is, for `found_by` ("the search's partial edit (...)")
 
@@ -190,7 +198,7 @@ class Version:
         except Exception:
             return None
         changed = changed_lines(host.target, target.code, target.start_line + 1)
-        return cls(new_source, target, run, changed, found_on)
+        return cls(new_source, target, run, Evidence.of(run), changed, found_on)
 
     def context(self, host: SearchHost) -> search.SearchContext:
         """The search's view of this version: its changed lines first."""
@@ -199,6 +207,7 @@ class Version:
             source=self.source,
             target=self.target,
             chosen_before=self.run,
+            evidence=self.evidence,
             first_lines=self.changed,
             found_on=self.found_on,
         )

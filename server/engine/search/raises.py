@@ -1,6 +1,6 @@
 """`X` raised in place of the exception the function raises now, where a failing test expects
 `X` (`pytest.raises(X)`, `raises(...)`, `assertRaises(...)` in its failure text, read by
-evidence.py): only those names are used, so the edits stay few, and none is made when no
+engine/evidence.py): only those names are used, so the edits stay few, and none is made when no
 failing test expects a raise.
 """
 

@@ -9,15 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.engine.suspects.rank import (
-    FailureEvidence,
-    Suspect,
-    rank_functions,
-    test_body_lines,
-)
+from selfdebug.server.engine.evidence import Evidence
+from selfdebug.server.engine.suspects.rank import Suspect, rank_functions
 from selfdebug.server.runner import ProjectRunner
-from selfdebug.server.runner.results import Frame, RunResult, TestResult, nodeid_file
-from selfdebug.server.runner.source_files import read_source_text
+from selfdebug.server.runner.results import RunResult, nodeid_file
 from selfdebug.server.runner.spectrum_runner import spectrum
 
 
@@ -65,38 +60,5 @@ def localize_failure(
         found.error = f"the tests' spectra could not be taken: {spectra.error}"
         return found
     found.tests_run = len(spectra.tests)
-    # each failing test's frames inside the project's tree (test files too: the ranking
-    # decides what they are), outermost first
-    inside = [
-        [relative for f in t.frames if (relative := _relative(f, root))]
-        for t in run.tests
-        if not t.ok
-    ]
-    evidence = FailureEvidence(
-        tracebacks=inside,
-        failing_lines=[t.frames[0].code for t in run.tests if not t.ok and t.frames],
-        test_lines=[line for t in run.tests if not t.ok for line in _test_lines(t, root)],
-    )
-    found.suspects = rank_functions(spectra.tests, root, evidence)
+    found.suspects = rank_functions(spectra.tests, root, Evidence.of(run))
     return found
-
-
-def _test_lines(test: TestResult, root: Path) -> list[str]:
-    """The failing test's lines up to where it failed (its frame in its own file)."""
-    path = (root / nodeid_file(test.nodeid)).resolve()
-    own = [f for f in test.frames if (root / f.path).resolve() == path]
-    if not own:
-        return []
-    try:
-        source = read_source_text(path)
-    except OSError:
-        return []
-    return test_body_lines(source, own[0].line)  # the outermost frame in the file: the test
-
-
-def _relative(frame: Frame, root: Path) -> Frame | None:
-    try:
-        path = Path(frame.path).resolve().relative_to(root.resolve())
-    except ValueError:
-        return None
-    return Frame(path.as_posix(), frame.line, frame.function, frame.code)

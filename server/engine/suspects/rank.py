@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from selfdebug.server.engine.evidence import NO_EVIDENCE, Evidence, FailingTest
 from selfdebug.server.engine.search.localize import ochiai
 from selfdebug.server.engine.suspects.origin import statement_at, value_origins
-from selfdebug.server.runner.results import Frame
+from selfdebug.server.runner.results import Frame, nodeid_file
 from selfdebug.server.runner.source_files import read_source_text
 from selfdebug.server.runner.spectrum_runner import TestSpectrum
 
@@ -64,25 +65,6 @@ class Suspect:
         return text
 
 
-@dataclass(frozen=True)
-class FailureEvidence:
-    """What the failing tests' own reports say: their project frames and the failing lines."""
-
-    # each failing test's frames inside the root, outermost first; paths relative to it, "/"
-    tracebacks: Sequence[Sequence[Frame]] = ()
-    failing_lines: Sequence[str] = ()  # the source of the line each failing test stopped at
-    test_lines: Sequence[str] = ()  # the failing tests' own lines, from their `def` to there
-
-    @property
-    def frames(self) -> list[Frame]:
-        return [frame for traceback in self.tracebacks for frame in traceback]
-
-    @property
-    def last_frames(self) -> list[Frame]:
-        """Each failing test's innermost frame in the root."""
-        return [traceback[-1] for traceback in self.tracebacks if traceback]
-
-
 def function_spans(source: str) -> list[tuple[str, int, int, int]]:
     """(qualname, first line with decorators, def line, last line) of every function, the
     innermost last among those that hold a line."""
@@ -111,11 +93,12 @@ def function_spans(source: str) -> list[tuple[str, int, int, int]]:
 def rank_functions(
     spectra: Mapping[str, TestSpectrum],
     root: Path,
-    evidence: FailureEvidence | None = None,
+    evidence: Evidence = NO_EVIDENCE,
     *,
     read: Callable[[Path], str] | None = None,
 ) -> list[Suspect]:
-    """Every project function some failing test ran, most suspicious first."""
+    """Every project function some failing test ran, most suspicious first; `evidence`: the
+    failing tests' own reports (their frames and failing lines, engine/evidence.py)."""
     failing = {n for n, t in spectra.items() if t.outcome in ("failed", "error", "timeout")}
     passing = {n for n, t in spectra.items() if t.outcome == "passed"}
     line_runs: dict[tuple[str, int], set[str]] = {}
@@ -124,12 +107,17 @@ def rank_functions(
             for line in lines:
                 line_runs.setdefault((path, line), set()).add(nodeid)
     files = {path for path, _line in line_runs}
-    evidence = evidence or FailureEvidence()
-    called = _called_names(evidence.failing_lines)
-    called_by_test = _called_names(evidence.test_lines)
-    in_trace = {(f.path, f.line) for f in evidence.frames}
-    crashes = {(f.path, f.line) for f in evidence.last_frames if f.path in files}
-    origins = _value_origins(spectra, failing, files, evidence, lambda p: (read or _read)(root / p))
+    # each failing test's frames inside the root, outermost first; paths relative to it, "/"
+    tracebacks = [t.frames_under(root) for t in evidence.failing]
+    failing_lines = [t.first_frame.code for t in evidence.failing if t.first_frame is not None]
+    test_lines = [line for t in evidence.failing for line in _test_lines(t, root)]
+    called = _called_names(failing_lines)  # the line each failing test stopped at
+    called_by_test = _called_names(test_lines)
+    in_trace = {(f.path, f.line) for traceback in tracebacks for f in traceback}
+    crashes = {(tb[-1].path, tb[-1].line) for tb in tracebacks if tb and tb[-1].path in files}
+    origins = _value_origins(
+        spectra, failing, files, tracebacks, lambda p: (read or _read)(root / p)
+    )
     suspects = []
     for path in sorted(files):
         source = (read or _read)(root / path)
@@ -203,7 +191,7 @@ def _value_origins(
     spectra: Mapping[str, TestSpectrum],
     failing: set[str],
     files: set[str],
-    evidence: FailureEvidence,
+    tracebacks: Sequence[Sequence[Frame]],
     read: Callable[[str], str],
 ) -> dict[str, set[str]]:
     """Per file, the names of the functions that made a value a failing test crashed on; a
@@ -213,7 +201,7 @@ def _value_origins(
         for path, lines in spectra[nodeid].lines.items():
             ran[path] = ran.get(path, frozenset()) | lines
     origins: dict[str, set[str]] = {}
-    for traceback in evidence.tracebacks:
+    for traceback in tracebacks:
         if not traceback or traceback[-1].path not in files:
             continue
         names = value_origins(traceback, read, ran)
@@ -221,6 +209,19 @@ def _value_origins(
             if frame.path in files:
                 origins.setdefault(frame.path, set()).update(names)
     return origins
+
+
+def _test_lines(test: FailingTest, root: Path) -> list[str]:
+    """The failing test's lines, from its `def` to where it failed (its outermost frame in its
+    own file: the test)."""
+    own = test.test_file_frames(root)
+    if not own:
+        return []
+    try:
+        source = read_source_text((root / nodeid_file(test.nodeid)).resolve())
+    except OSError:  # read as Python reads it (BOM, declaration), never failing on bytes
+        return []
+    return test_body_lines(source, own[0].line)
 
 
 def _deliberate(source: str, line: int) -> bool:
