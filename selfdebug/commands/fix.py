@@ -297,7 +297,8 @@ def _run_with_progress(request: DebugRequest, backend, console, runner=None) -> 
         return result
     # run_session reports every session problem in its result (stop "error", failed calls):
     # what escapes it is a bug of ours, for cli.main to report as one (exit 5, traceback saved)
-    raise outcome.get("error") or RuntimeError("the session did not finish")
+    error = outcome.get("error")
+    raise error if isinstance(error, BaseException) else RuntimeError("the session did not end")
 
 
 def report(result: DebugResult, request: DebugRequest, out=sys.stdout, isolation: str = "") -> None:
