@@ -1,6 +1,7 @@
 /** The palette commands: thin wrappers that turn the cursor into a server command's arguments. */
 import * as vscode from 'vscode';
 import type { ServerController } from './client';
+import { type TestArgument, testItemOf } from './testArgument';
 
 // The server's commands. `selfDebug` applies the fix (workspace/applyEdit); this client never
 // sends it: its code actions are turned into `proposeFix` (client.ts), whose answer carries the fix
@@ -29,11 +30,12 @@ export async function runAtCursor(server: ServerController, serverCommand: strin
 }
 
 /**
- * The Testing view's context menu on a test item (`testing/item/context`, whichever extension
- * owns the tests): self-debug its failure. The item's location (its file and the first line of its
- * range) names the test function; the fix comes back as a proposal to review.
+ * The Testing view's menus on a failed test (whichever extension owns the tests): self-debug its
+ * failure. The item's location (its file and the first line of its range) names the test
+ * function; the fix comes back as a proposal to review.
  */
-export async function runOnTestItem(server: ServerController, item: vscode.TestItem | undefined): Promise<unknown> {
+export async function runOnTestItem(server: ServerController, argument: TestArgument): Promise<unknown> {
+    const item = testItemOf(argument);
     if (!item?.uri || !item.range || !item.uri.path.endsWith('.py')) {
         void vscode.window.showWarningMessage('selfdebug: this test has no location in a Python file to start from.');
         return undefined;

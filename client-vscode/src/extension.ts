@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { ServerController } from './client';
 import { runAtCursor, runOnTestItem, SERVER_PROPOSE_FIX, SERVER_RUN_TESTS } from './commands';
+import type { TestArgument } from './testArgument';
 import { ACCEPT_COMMAND, DISCARD_COMMAND, FixReview } from './fixReview';
 import { onPythonInterpreterChanged } from './interpreter';
 import { ReportView } from './reportView';
@@ -27,8 +28,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand('selfdebug.selfDebugAtCursor', async () =>
             review.open(await runAtCursor(controller, SERVER_PROPOSE_FIX)),
         ),
-        vscode.commands.registerCommand('selfdebug.debugTestFailure', async (item?: vscode.TestItem) =>
-            review.open(await runOnTestItem(controller, item)),
+        vscode.commands.registerCommand('selfdebug.debugTestFailure', async (argument?: TestArgument) =>
+            review.open(await runOnTestItem(controller, argument)),
         ),
         vscode.commands.registerCommand(ACCEPT_COMMAND, () => review.accept()),
         vscode.commands.registerCommand(DISCARD_COMMAND, () => review.discard()),

@@ -55,9 +55,16 @@ describe('package.json contributes', () => {
         ]);
     });
 
-    test("a test item's context menu in the Testing view offers its failure, the palette does not", () => {
-        assert.deepEqual(manifest.contributes.menus['testing/item/context'], [
-            { command: 'selfdebug.debugTestFailure', group: 'selfdebug@1' },
+    test('the Testing view offers a failure only on a failed, current result; the palette never', () => {
+        const failed = 'testResultState == failed && !testResultOutdated';
+        for (const menu of ['testing/item/context', 'testing/item/result']) {
+            assert.deepEqual(manifest.contributes.menus[menu], [
+                { command: 'selfdebug.debugTestFailure', when: failed, group: 'selfdebug@1' },
+            ], menu);
+        }
+        // a failure message's menu: only when its test item has a file to start from
+        assert.deepEqual(manifest.contributes.menus['testing/message/context'], [
+            { command: 'selfdebug.debugTestFailure', when: 'testing.testItemHasUri', group: 'selfdebug@1' },
         ]);
         const palette = manifest.contributes.menus.commandPalette.find((m: { command: string }) => m.command === 'selfdebug.debugTestFailure');
         assert.equal(palette?.when, 'false'); // it needs a test item: from the menu only

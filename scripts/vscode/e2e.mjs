@@ -247,7 +247,8 @@ try {
     const port = await freePort();
     mkdirSync(join(userData, 'User'), { recursive: true });
     writeUserSettings(opts.python);
-    const env = { ...process.env, PATH: `${node24Bin}:${process.env.PATH}`, XDG_CONFIG_HOME: join(profile, 'config') };
+    // SELFDEBUG_E2E_PYTHON: the interpreter the test-items extension runs the tests with
+    const env = { ...process.env, PATH: `${node24Bin}:${process.env.PATH}`, XDG_CONFIG_HOME: join(profile, 'config'), SELFDEBUG_E2E_PYTHON: opts.python ?? 'python3' };
     delete env.VSCODE_IPC_HOOK_CLI;
     if (opts.scripted) {
         env.SELFDEBUG_SCRIPTED_REPLIES = resolve(opts.scripted);
@@ -431,7 +432,7 @@ try {
         await quickOpen.fill('test_stats.py');
         await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'test_stats.py' }).first().click();
         await page.locator('.tabs-container .tab', { hasText: 'test_stats.py' }).first().waitFor();
-        await clickLine('assert mean([1, 3]) == 2');
+        await clickLine('def test_mean_of_two');  // the actions are on a def line (or a diagnostic)
         await page.keyboard.press('Control+.');
         const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Self-debug the failure of `test_mean_of_two`' }).first();
         await action.waitFor();
@@ -450,6 +451,20 @@ try {
         await runCommand('Testing: Focus on Test Explorer View');
         const item = page.locator('.monaco-list-row', { hasText: 'test_mean_of_two' }).first();
         await item.waitFor();
+        // The entry is for a failed, current result only: run the tests for real, then a passed
+        // test's menu has no entry and a failed one's has it.
+        await runCommand('Test: Run All Tests');
+        const passed = page.locator('.monaco-list-row', { hasText: 'test_median_odd' }).first();
+        await passed.locator('.codicon-testing-passed-icon').waitFor();
+        await item.locator('.codicon-testing-failed-icon').waitFor();
+        await passed.click({ button: 'right' });
+        const menu = page.locator('.context-view .action-item').first();
+        await menu.waitFor();
+        if (await page.locator('.context-view .action-item', { hasText: 'Self-debug the failure of this test' }).count()) {
+            throw new Error('"Self-debug the failure of this test" is offered on a passed test');
+        }
+        await page.keyboard.press('Escape');
+        await menu.waitFor({ state: 'detached' });
         await item.click({ button: 'right' });
         const entry = page.locator('.context-view .action-item', { hasText: 'Self-debug the failure of this test' }).first();
         await entry.waitFor();
@@ -474,7 +489,7 @@ try {
     });
 
     await step('code-action-review', async () => {
-        await clickLine('len(xs) + 1');
+        await clickLine('def mean(xs)');
         await page.keyboard.press('Control+.');
         const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Self-debug `mean`' }).first();
         await action.waitFor();
