@@ -12,9 +12,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { accessSync, constants, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { delimiter, isAbsolute, join } from 'node:path';
-import { type BundledWheel, type Command, PYTHON_PROBE, venvPython } from './serverResolution';
+import { mkdir, rm } from 'node:fs/promises';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { type BundledWheel, type Command, ISOLATED, PYTHON_PROBE, venvPython } from './serverResolution';
 
 export interface InstallPlan {
     venv: string;
@@ -40,7 +40,8 @@ export function installPlan(
         command: python,
         args: ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', wheel.path],
     };
-    return { venv, python, wheel, steps: [create, install], check: { command: python, args: ['-c', PYTHON_PROBE] } };
+    const check: Command = { command: python, args: [ISOLATED, '-c', PYTHON_PROBE] };
+    return { venv, python, wheel, steps: [create, install], check };
 }
 
 /** One command as a user types it: POSIX shell quoting (cmd.exe quoting on Windows). */
@@ -120,12 +121,17 @@ export async function runInstall(plan: InstallPlan, options: InstallOptions = {}
     const log = options.log ?? (() => undefined);
     const env = privateEnv(options.env);
     await rm(plan.venv, { recursive: true, force: true }); // a half-made leftover
+    // Each step runs in the folder that holds the environment (made here): not the workspace,
+    // whose own files must not shadow what is installed or checked.
+    const cwd = dirname(plan.venv);
+    await mkdir(cwd, { recursive: true });
     const steps = [...plan.steps, plan.check];
     let output = '';
     for (const [index, step] of steps.entries()) {
         options.onStep?.(index, step);
-        log(`$ ${commandLine(index === plan.steps.length ? { ...step, args: [...step.args.slice(0, 1), '<probe>'] } : step)}`);
-        const result = await runStep(step, env, log, options.signal, options.killGraceMs ?? 2000);
+        const shown = index === plan.steps.length ? `${commandLine({ command: step.command, args: [] })} -I -c <import selfdebug>` : commandLine(step);
+        log(`$ ${shown}`);
+        const result = await runStep(step, env, cwd, log, options.signal, options.killGraceMs ?? 2000);
         output = result.output;
         if (result.cancelled || result.code !== 0) {
             await rm(plan.venv, { recursive: true, force: true });
@@ -165,6 +171,7 @@ interface StepResult {
 function runStep(
     step: Command,
     env: NodeJS.ProcessEnv,
+    cwd: string,
     log: (line: string) => void,
     signal: AbortSignal | undefined,
     graceMs: number,
@@ -177,7 +184,7 @@ function runStep(
         let child: ChildProcess;
         try {
             // its own process group (POSIX), so that a cancel also stops pip's children
-            child = spawn(step.command, step.args, { env, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'] });
+            child = spawn(step.command, step.args, { env, cwd, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'] });
         } catch (error) {
             resolve({ code: null, cancelled: false, output: '', error: String(error) });
             return;

@@ -74,6 +74,9 @@ export const PYTHON_PROBE = [
 ].join('\n');
 
 export const SERVE_MODULE_ARGS: readonly string[] = ['-m', 'selfdebug', 'serve'];
+// The extension's own environment runs isolated (-I): neither the folder it starts in nor the
+// user's PYTHONPATH/PYTHONHOME (the project's) comes before its own packages.
+export const ISOLATED = '-I';
 
 /** The wheel among the names in the extension's bundled/ folder (the newest if, oddly, several). */
 export function findBundledWheel(dir: string, names: readonly string[]): BundledWheel | undefined {
@@ -151,8 +154,8 @@ export function chooseServer(
         base: interpreter,
         wheel,
         venv,
-        server: { command: python, args: [...SERVE_MODULE_ARGS] },
-        probe: { command: python, args: ['-c', PYTHON_PROBE] },
+        server: { command: python, args: [ISOLATED, ...SERVE_MODULE_ARGS] },
+        probe: { command: python, args: [ISOLATED, '-c', PYTHON_PROBE] },
     };
 }
 

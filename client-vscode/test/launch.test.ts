@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { installCommand, preflight, preflightMessage, serverExecutable } from '../src/launch';
-import { chooseServer, PYTHON_PROBE, type ServerChoice } from '../src/serverResolution';
+import { findExecutable } from '../src/serverInstall';
+import { chooseServer, ISOLATED, PYTHON_PROBE, type ServerChoice } from '../src/serverResolution';
 
 /** A fake "python" that answers `-c ...` like a real one would in the given situation. */
 function fakePython(script: string): string {
@@ -103,6 +104,19 @@ describe('preflight', () => {
         const result = await preflight(choice.probe);
         assert.ok(!result.ok);
         assert.match(preflightMessage(result, choice, WHEEL), /"selfdebug\.path" is "\/nowhere\/selfdebug", which was not found/);
+    });
+
+    test("the isolated probe of the extension's environment ignores a selfdebug in the folder or on PYTHONPATH", { skip: !findExecutable('python3') }, async () => {
+        // a folder with a package named selfdebug, as a selfdebug checkout or a project may have
+        const folder = mkdtempSync(join(tmpdir(), 'selfdebug-shadow-'));
+        mkdirSync(join(folder, 'selfdebug'));
+        writeFileSync(join(folder, 'selfdebug', '__init__.py'), "__version__ = '9.9'\n");
+        const env = { ...process.env, PYTHONPATH: folder };
+        const isolated = await preflight({ command: 'python3', args: [ISOLATED, '-c', PYTHON_PROBE] }, folder, env);
+        assert.ok(!isolated.ok && isolated.problem === 'package-missing', JSON.stringify(isolated));
+        // what the same probe finds without -I: the folder's package
+        const plain = await preflight({ command: 'python3', args: ['-c', PYTHON_PROBE] }, folder, env);
+        assert.ok(plain.ok && plain.version === '9.9', JSON.stringify(plain));
     });
 
     test('the real project venv imports selfdebug with the real probe', { skip: !process.env.SELFDEBUG_PYTHON }, async () => {

@@ -27,7 +27,7 @@ function fakeBase(venvPython: string): { base: string; venv: string; dir: string
     return { base, venv: join(dir, 'storage', 'server-venv-0.1.0'), dir };
 }
 
-const PROBE_OK = `[ "$1" = -c ] && printf '{"version": "0.1.0", "sha256": ""}'; exit 0`;
+const PROBE_OK = `[ "$1 $2" = "-I -c" ] && printf '{"version": "0.1.0", "sha256": ""}'; exit 0`;
 
 /** Running (a zombie, dead but not yet reaped by its new parent, counts as gone). */
 function alive(pid: number): boolean {
@@ -117,7 +117,7 @@ describe('runInstall (real processes)', () => {
     });
 
     test('a check that imports another version fails the install and removes the environment', async () => {
-        const { base, venv } = fakeBase(`[ "$1" = -c ] && printf '{"version": "0.0.9", "sha256": ""}'; exit 0`);
+        const { base, venv } = fakeBase(`[ "$1 $2" = "-I -c" ] && printf '{"version": "0.0.9", "sha256": ""}'; exit 0`);
         const outcome = await runInstall(installPlan(base, wheel, venv, undefined));
         assert.ok(!outcome.ok);
         assert.match(outcome.detail, /imports selfdebug 0\.0\.9, not 0\.1\.0/);

@@ -39,8 +39,10 @@ describe('chooseServer: selfdebug.path, then fromEnvironment, then useBundled', 
         assert.ok(choice.kind === 'bundled');
         const venv = '/home/u/.config/Code/User/globalStorage/selfdebug.selfdebug/server-venv-0.1.0';
         assert.equal(choice.venv, venv);
-        assert.deepEqual(choice.server, { command: `${venv}/bin/python`, args: ['-m', 'selfdebug', 'serve'] });
+        // isolated (-I): the folder it starts in and the project's PYTHONPATH come after nothing
+        assert.deepEqual(choice.server, { command: `${venv}/bin/python`, args: ['-I', '-m', 'selfdebug', 'serve'] });
         assert.equal(choice.probe.command, `${venv}/bin/python`);
+        assert.deepEqual(choice.probe.args.slice(0, 2), ['-I', '-c']);
         assert.deepEqual(choice.base, python, 'the Python the environment is made with');
         assert.notEqual(choice.server.command, python.command, "the server never runs in the project's interpreter");
     });
