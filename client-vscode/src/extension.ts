@@ -1,6 +1,7 @@
 /** Entry point: wires the server, the commands, the status bar and the report view together. */
 import * as vscode from 'vscode';
-import { ServerController } from './client';
+import * as path from 'node:path';
+import { INSTALL_COMMAND, ServerController } from './client';
 import { runAtCursor, runOnTestItem, SERVER_PROPOSE_FIX, SERVER_RUN_TESTS } from './commands';
 import type { TestArgument } from './testArgument';
 import { ACCEPT_COMMAND, DISCARD_COMMAND, FixReview } from './fixReview';
@@ -16,7 +17,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const reports = new ReportView();
     const review = new FixReview(reports);
     const status = new SessionStatusBar('selfdebug.showLastExplanation');
-    server = new ServerController(output, status, reports, review);
+    server = new ServerController(output, status, reports, review, {
+        bundledDir: path.join(context.extensionUri.fsPath, 'bundled'),
+        storageDir: context.globalStorageUri.fsPath,
+        state: context.globalState,
+    });
     const controller = server;
 
     context.subscriptions.push(
@@ -36,9 +41,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand('selfdebug.runTestsAtCursor', () => runAtCursor(controller, SERVER_RUN_TESTS)),
         vscode.commands.registerCommand('selfdebug.showLastExplanation', () => reports.show()),
         vscode.commands.registerCommand('selfdebug.restartServer', () => controller.restart('restart command')),
+        vscode.commands.registerCommand(INSTALL_COMMAND, () => controller.restart('install command', true)),
         vscode.workspace.onDidChangeConfiguration((event) => {
             if (needsRestart(event)) {
-                void controller.restart('selfdebug.interpreter changed');
+                void controller.restart('the server settings changed');
             }
         }),
     );

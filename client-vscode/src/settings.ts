@@ -3,10 +3,11 @@
  *
  * The server pulls section "selfdebug" through `workspace/configuration` and expects camelCase keys
  * (server/lsp/settings.py); unknown keys are reported there as problems, so the client-only
- * `interpreter` is left out. Paths may use `${workspaceFolder}`, expanded here because VS Code's
+ * settings (`interpreter`, `path`, `importStrategy`: which server runs; `trace.server`) are left out. Paths may use `${workspaceFolder}`, expanded here because VS Code's
  * configuration API returns the raw strings.
  */
 import type { ConfigurationChangeEvent, Uri, WorkspaceFolder } from 'vscode';
+import { DEFAULT_IMPORT_STRATEGY, IMPORT_STRATEGIES, type ImportStrategy, type LaunchSettings } from './serverResolution';
 import { getConfiguration, getWorkspaceFolder, getWorkspaceFolders } from './vscodeapi';
 
 export const SECTION = 'selfdebug';
@@ -135,6 +136,18 @@ export function readInterpreterSetting(scope?: Uri): string {
     return expandVariables(raw.trim(), folder);
 }
 
+/** `selfdebug.path` and `selfdebug.importStrategy`: which server the extension starts. */
+export function readLaunchSettings(scope?: Uri): LaunchSettings {
+    const folder = folderFor(scope);
+    const config = getConfiguration(SECTION, scope ?? folder?.uri);
+    const path = expandVariables((config.get<string>('path') ?? '').trim(), folder);
+    const strategy = config.get<string>('importStrategy');
+    const importStrategy = IMPORT_STRATEGIES.includes(strategy as ImportStrategy)
+        ? (strategy as ImportStrategy)
+        : DEFAULT_IMPORT_STRATEGY;
+    return { path, importStrategy };
+}
+
 /**
  * Answer one `workspace/configuration` item, or undefined when it is not ours (the caller then
  * lets the default handler answer it).
@@ -152,12 +165,16 @@ export function configurationFor(section: string | undefined, scope?: Uri): unkn
     return undefined;
 }
 
+// The settings that choose the server process (serverResolution.ts).
+const LAUNCH_SETTINGS = ['interpreter', 'path', 'importStrategy'];
+
 /**
- * Whether a settings change needs a new server process: only a change of `selfdebug.interpreter`,
- * the Python that runs the server. The server takes every other setting when it next needs it (it
- * pulls section "selfdebug" at each command, and again on the `workspace/didChangeConfiguration`
- * the client sends for it), so a running session and the loaded model survive a settings change.
+ * Whether a settings change needs a new server process: only a change of the settings that choose
+ * it (`selfdebug.interpreter`, `selfdebug.path`, `selfdebug.importStrategy`). The server takes
+ * every other setting when it next needs it (it pulls section "selfdebug" at each command, and
+ * again on the `workspace/didChangeConfiguration` the client sends for it), so a running session
+ * and the loaded model survive a settings change.
  */
 export function needsRestart(event: Pick<ConfigurationChangeEvent, 'affectsConfiguration'>): boolean {
-    return event.affectsConfiguration(`${SECTION}.interpreter`);
+    return LAUNCH_SETTINGS.some((key) => event.affectsConfiguration(`${SECTION}.${key}`));
 }

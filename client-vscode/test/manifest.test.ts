@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { DEFAULT_IMPORT_STRATEGY, IMPORT_STRATEGIES } from '../src/serverResolution';
 import { SERVER_DEFAULTS, SERVER_SETTING_KEYS } from '../src/settings';
 
 interface Property {
@@ -17,9 +18,10 @@ const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.js
 const properties: Record<string, Property> = manifest.contributes.configuration.properties;
 
 describe('package.json contributes', () => {
-    test('every server setting, the interpreter and the protocol trace are contributed, and nothing else', () => {
+    test('every server setting, the server choice and the protocol trace are contributed, and nothing else', () => {
         const contributed = Object.keys(properties).sort();
-        const expected = [...SERVER_SETTING_KEYS, 'interpreter', 'trace.server'].map((k) => `selfdebug.${k}`).sort();
+        const client = ['interpreter', 'path', 'importStrategy', 'trace.server'];
+        const expected = [...SERVER_SETTING_KEYS, ...client].map((k) => `selfdebug.${k}`).sort();
         assert.deepEqual(contributed, expected);
     });
 
@@ -42,7 +44,15 @@ describe('package.json contributes', () => {
         assert.deepEqual(properties['selfdebug.backend'].enum, ['llama', 'openai']);
     });
 
-    test('the seven commands are contributed', () => {
+    test("the extension's own server is the default; the strategies are the client's", () => {
+        const strategy = properties['selfdebug.importStrategy'];
+        assert.deepEqual(strategy.enum, [...IMPORT_STRATEGIES]);
+        assert.equal(strategy.default, DEFAULT_IMPORT_STRATEGY);
+        assert.equal(strategy.default, 'useBundled');
+        assert.equal(properties['selfdebug.path'].default, '');
+    });
+
+    test('the eight commands are contributed', () => {
         const commands = manifest.contributes.commands.map((c: { command: string; title: string }) => [c.command, c.title]);
         assert.deepEqual(commands, [
             ['selfdebug.selfDebugAtCursor', 'Self-debug function at cursor'],
@@ -50,6 +60,7 @@ describe('package.json contributes', () => {
             ['selfdebug.debugTestFailure', 'Self-debug the failure of this test'],
             ['selfdebug.showLastExplanation', 'Show last explanation'],
             ['selfdebug.restartServer', 'Restart server'],
+            ['selfdebug.installServer', 'Install server'],
             ['selfdebug.acceptFix', 'Accept fix'],
             ['selfdebug.discardFix', 'Discard fix'],
         ]);

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, test } from 'node:test';
-import { configurationAnswer, resolveInterpreter, withTestInterpreter } from '../src/interpreter';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundledTestInterpreter, configurationAnswer, resolveInterpreter, withTestInterpreter } from '../src/interpreter';
 import {
     configurationFor,
     expandVariables,
     needsRestart,
     readInterpreterSetting,
+    readLaunchSettings,
     readServerSettings,
     SERVER_DEFAULTS,
 } from '../src/settings';
@@ -43,18 +47,27 @@ describe('readServerSettings', () => {
             maxDocumentBytes: 500000,
             pythonPath: '/usr/bin/python3.12',
         };
-        setFakeWorkspace({ settings: { '': { ...user, interpreter: '/venv/bin/python' } }, folders: [] });
+        const client = { interpreter: '/venv/bin/python', path: '/sd/bin/selfdebug', importStrategy: 'fromEnvironment' };
+        setFakeWorkspace({ settings: { '': { ...user, ...client } }, folders: [] });
         assert.deepEqual(readServerSettings(), user);
     });
 
-    test('the client-only settings (interpreter, trace) are not sent to the server', () => {
+    test('the client-only settings (the server choice, trace) are not sent to the server', () => {
         setFakeWorkspace({
-            settings: { '': { interpreter: '/venv/bin/python', 'trace.server': 'verbose' } },
+            settings: {
+                '': {
+                    interpreter: '/venv/bin/python',
+                    path: '/sd/bin/selfdebug',
+                    importStrategy: 'fromEnvironment',
+                    'trace.server': 'verbose',
+                },
+            },
             folders: [],
         });
         assert.deepEqual(readServerSettings(), SERVER_DEFAULTS);
-        assert.equal(configurationFor('selfdebug.interpreter'), undefined);
-        assert.equal(configurationFor('selfdebug.trace.server'), undefined);
+        for (const key of ['interpreter', 'path', 'importStrategy', 'trace.server']) {
+            assert.equal(configurationFor(`selfdebug.${key}`), undefined, key);
+        }
     });
 
     test('${workspaceFolder} is expanded in paths, for the folder of the scope', () => {
@@ -240,14 +253,72 @@ describe("the tests' interpreter (pythonPath)", () => {
     });
 });
 
+describe('readLaunchSettings (which server runs)', () => {
+    test('unset: the bundled server, no path', () => {
+        setFakeWorkspace({ settings: {}, folders: [{ name: 'p', path: '/ws/p' }] });
+        assert.deepEqual(readLaunchSettings(), { path: '', importStrategy: 'useBundled' });
+    });
+
+    test('path is expanded; a known strategy is taken, an unknown one falls back to the default', () => {
+        setFakeWorkspace({
+            settings: { '': { path: ' ${workspaceFolder}/.venv/bin/selfdebug ', importStrategy: 'fromEnvironment' } },
+            folders: [{ name: 'p', path: '/ws/p' }],
+        });
+        assert.deepEqual(readLaunchSettings(), { path: '/ws/p/.venv/bin/selfdebug', importStrategy: 'fromEnvironment' });
+        setFakeWorkspace({ settings: { '': { importStrategy: 'fromPath' } }, folders: [] });
+        assert.equal(readLaunchSettings().importStrategy, 'useBundled');
+    });
+});
+
+describe("the tests' interpreter for a server in its own environment", () => {
+    function folderWith(venvDir?: string): string {
+        const folder = mkdtempSync(join(tmpdir(), 'selfdebug-project-'));
+        if (venvDir) {
+            mkdirSync(join(folder, venvDir, 'bin'), { recursive: true });
+            writeFileSync(join(folder, venvDir, 'bin', 'python'), '');
+        }
+        return folder;
+    }
+    const bin = mkdtempSync(join(tmpdir(), 'selfdebug-bin-'));
+    writeFileSync(join(bin, 'python3'), '#!/bin/sh\n', { mode: 0o755 });
+
+    test("the project's own venv, an active virtualenv: left to the server's lookup (with workspace trust)", () => {
+        for (const dir of ['.venv', 'venv', 'env', '.env']) {
+            assert.equal(bundledTestInterpreter('python3', folderWith(dir), { PATH: bin }), '', dir);
+        }
+        assert.equal(bundledTestInterpreter('python3', folderWith(), { PATH: bin, VIRTUAL_ENV: '/v' }), '');
+    });
+
+    test("else the user's Python, found on PATH: never the server's environment", () => {
+        assert.equal(bundledTestInterpreter('python3', folderWith(), { PATH: bin }), join(bin, 'python3'));
+        assert.equal(bundledTestInterpreter(join(bin, 'python3'), undefined, { PATH: '' }), join(bin, 'python3'));
+    });
+
+    test("the answer carries it unless pythonPath or the Python extension names one", async () => {
+        setFakeWorkspace({ settings: {}, folders: [{ name: 'p', path: '/ws/p' }] });
+        const none = async () => undefined;
+        const answer = (await configurationAnswer('selfdebug', fakeUri('/ws/p'), none, '/usr/bin/python3')) as { pythonPath: string };
+        assert.equal(answer.pythonPath, '/usr/bin/python3');
+        assert.equal(await configurationAnswer('selfdebug.pythonPath', undefined, none, '/usr/bin/python3'), '/usr/bin/python3');
+        const selected = async () => '/ws/p/.venv/bin/python';
+        const fromExtension = (await configurationAnswer('selfdebug', fakeUri('/ws/p'), selected, '/usr/bin/python3')) as { pythonPath: string };
+        assert.equal(fromExtension.pythonPath, '/ws/p/.venv/bin/python');
+        setFakeWorkspace({ settings: { '': { pythonPath: '/opt/py/bin/python' } }, folders: [{ name: 'p', path: '/ws/p' }] });
+        const configured = (await configurationAnswer('selfdebug', fakeUri('/ws/p'), none, '/usr/bin/python3')) as { pythonPath: string };
+        assert.equal(configured.pythonPath, '/opt/py/bin/python');
+    });
+});
+
 describe('needsRestart', () => {
     const change = (...sections: string[]) => ({
         affectsConfiguration: (section: string) =>
             sections.some((s) => s === section || s.startsWith(`${section}.`)),
     });
 
-    test("only the server's interpreter restarts it; the server pulls the other settings itself", () => {
+    test('only the settings that choose the server restart it; the server pulls the others itself', () => {
         assert.equal(needsRestart(change('selfdebug.interpreter')), true);
+        assert.equal(needsRestart(change('selfdebug.path')), true);
+        assert.equal(needsRestart(change('selfdebug.importStrategy')), true);
         assert.equal(needsRestart(change('selfdebug.backend')), false);
         assert.equal(needsRestart(change('selfdebug.mode', 'selfdebug.pythonPath')), false);
         assert.equal(needsRestart(change('selfdebug.trace.server')), false);

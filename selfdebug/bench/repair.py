@@ -378,7 +378,10 @@ def write_report(
         plot_fixes_by_turn(report, out / PLOT_FILE)
         report["plot"] = PLOT_FILE  # beside the report: no path of this machine in it
     except ImportError:  # matplotlib is the optional `bench` extra; the numbers stand without it
-        report["plot"] = "unavailable: matplotlib is not installed (pip install 'selfdebug[bench]')"
+        report["plot"] = (
+            "unavailable: matplotlib is not installed (the `bench` extra: "
+            "pip install 'matplotlib>=3.8')"
+        )
     (out / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     (out / "report.md").write_text(render_markdown(report), encoding="utf-8")
     return report

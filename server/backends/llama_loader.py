@@ -20,10 +20,15 @@ from selfdebug.server.backends.base import BackendConfigError
 from selfdebug.server.backends.gguf_meta import CHAT_TEMPLATE_KEY
 from selfdebug.server.backends.guard import CallGuard
 
-MISSING_BINDING = (
-    "the local model backend needs llama-cpp-python; install it with: "
-    "pip install 'selfdebug[llama]'"
-)
+
+def missing_binding() -> str:
+    """The message for a missing binding, with the command that installs it for this selfdebug."""
+    from selfdebug.server.backends.extras import install_extra_command
+
+    return (
+        "the local model backend needs llama-cpp-python; install it with: "
+        + install_extra_command("llama")
+    )
 
 
 @dataclass(frozen=True)
@@ -63,14 +68,14 @@ def import_llama_cpp():  # -> the llama_cpp module
     try:
         import llama_cpp
     except ImportError:
-        raise BackendConfigError(MISSING_BINDING)
+        raise BackendConfigError(missing_binding())
     return llama_cpp
 
 
 def require_binding() -> None:
     """Fail fast (without importing it: that costs a second) when llama-cpp-python is absent."""
     if importlib.util.find_spec("llama_cpp") is None:
-        raise BackendConfigError(MISSING_BINDING)
+        raise BackendConfigError(missing_binding())
 
 
 def require_model_file(path: Path) -> None:
