@@ -18,7 +18,7 @@ if [ -z "${PYTHON:-}" ]; then
   PYTHON=python3
   [ -x "$REPO/.venv/bin/python" ] && PYTHON="$REPO/.venv/bin/python"
 fi
-inputs=(pyproject.toml README.md selfdebug server instrument prompts)
+inputs=(pyproject.toml README.md selfdebug server instrument prompts client-neovim)
 
 copy="$(mktemp -d)"
 trap 'rm -rf "$copy"' EXIT
