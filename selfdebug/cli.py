@@ -87,6 +87,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_main", None):
         parser.print_help(sys.stderr)
         return ExitCode.USAGE
+    from selfdebug.commands.project_defaults import apply_project_defaults
+
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if apply_project_defaults(commands.choices[args.command], args):  # [tool.selfdebug]
+        args = parser.parse_args(argv)  # the flags given win over the project's file
     if args.command in RUN_FOLDERS:
         from selfdebug.server.runner.workdirs import remove_stale
 

@@ -28,7 +28,7 @@ import {
     otherVenvs,
     type ServerChoice,
 } from './serverResolution';
-import { folderFor, readLaunchSettings, readServerSettings, SECTION, type ServerSettings } from './settings';
+import { folderFor, readLaunchSettings, readUserSettings, SECTION, type ServerSettings } from './settings';
 import { SERVER_DEBUG_FAILURE, SERVER_PROPOSE_FAILURE_FIX, SERVER_PROPOSE_FIX, SERVER_SELF_DEBUG } from './commands';
 import type { FixReview } from './fixReview';
 import type { ReportView } from './reportView';
@@ -312,8 +312,8 @@ export class ServerController implements vscode.Disposable {
     }
 
     /** The settings sent at start; the tests' interpreter falls back as in the answers below. */
-    private initialSettings(): ServerSettings {
-        const settings = readServerSettings();
+    private initialSettings(): Partial<ServerSettings> {
+        const settings = readUserSettings();
         return settings.pythonPath || !this.testFallback ? settings : { ...settings, pythonPath: this.testFallback };
     }
 

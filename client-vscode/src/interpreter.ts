@@ -101,12 +101,12 @@ export function bundledTestInterpreter(
  * `settings` with `pythonPath` set, when it is empty, to the Python extension's environment, else
  * to `fallback`.
  */
-export async function withTestInterpreter(
-    settings: ServerSettings,
+export async function withTestInterpreter<T extends Partial<ServerSettings>>(
+    settings: T,
     scope?: Uri,
     fromPythonExtension: ActiveEnvironment = activePythonExtensionInterpreter,
     fallback = '',
-): Promise<ServerSettings> {
+): Promise<T> {
     if (settings.pythonPath) {
         return settings;
     }
@@ -127,7 +127,7 @@ export async function configurationAnswer(
 ): Promise<unknown> {
     const answer = configurationFor(section, scope);
     if (section === SECTION && answer !== undefined) {
-        return withTestInterpreter(answer as ServerSettings, scope, fromPythonExtension, fallback);
+        return withTestInterpreter(answer as Partial<ServerSettings>, scope, fromPythonExtension, fallback);
     }
     if (section === `${SECTION}.pythonPath` && answer === '') {
         return (await fromPythonExtension(scope)) ?? fallback;

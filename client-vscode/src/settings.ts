@@ -111,13 +111,19 @@ export function expandVariables(
     });
 }
 
-/** The server's settings for a document (or the window when `scope` is undefined). */
-export function readServerSettings(scope?: Uri): ServerSettings {
+/**
+ * The server's settings the user set for a document (or the window when `scope` is undefined):
+ * in the user's, the workspace's or the folder's settings. An unset one is left out, where VS
+ * Code's `get` would give its package.json default: the server then takes the project's
+ * `[tool.selfdebug]` (pyproject.toml), else its own default, which is the same.
+ */
+export function readUserSettings(scope?: Uri): Partial<ServerSettings> {
     const folder = folderFor(scope);
     const config = getConfiguration(SECTION, scope ?? folder?.uri);
-    const settings = { ...SERVER_DEFAULTS } as Record<keyof ServerSettings, unknown>;
+    const settings: Record<string, unknown> = {};
     for (const key of SERVER_SETTING_KEYS) {
-        const value = config.get<unknown>(key);
+        const found = config.inspect<unknown>(key);
+        const value = found?.workspaceFolderValue ?? found?.workspaceValue ?? found?.globalValue;
         if (value === undefined || value === null) {
             continue;
         }
@@ -126,7 +132,12 @@ export function readServerSettings(scope?: Uri): ServerSettings {
                 ? expandVariables(value, folder)
                 : value;
     }
-    return settings as unknown as ServerSettings;
+    return settings as Partial<ServerSettings>;
+}
+
+/** The server's settings for a document: what the user set over the defaults. */
+export function readServerSettings(scope?: Uri): ServerSettings {
+    return { ...SERVER_DEFAULTS, ...readUserSettings(scope) };
 }
 
 /** The `selfdebug.interpreter` setting, expanded; "" when unset. */
@@ -154,7 +165,7 @@ export function readLaunchSettings(scope?: Uri): LaunchSettings {
  */
 export function configurationFor(section: string | undefined, scope?: Uri): unknown {
     if (section === SECTION) {
-        return readServerSettings(scope);
+        return readUserSettings(scope);
     }
     if (section?.startsWith(`${SECTION}.`)) {
         const key = section.slice(SECTION.length + 1) as keyof ServerSettings;

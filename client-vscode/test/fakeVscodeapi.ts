@@ -44,7 +44,19 @@ export function getConfiguration(section: string, scope?: unknown): WorkspaceCon
         get: <T>(key: string, fallback?: T): T | undefined =>
             section === 'selfdebug' && key in merged ? (merged[key] as T) : fallback,
         has: (key: string) => key in merged,
-        inspect: () => undefined,
+        // as VS Code: where each layer set it (the fake's folder settings: workspaceFolderValue)
+        inspect: <T>(key: string) => {
+            if (section !== 'selfdebug') {
+                return undefined;
+            }
+            const inFolder = folder ? (workspace.settings[folder.name] ?? {}) : {};
+            const inUser = workspace.settings[''] ?? {};
+            return {
+                key: `${section}.${key}`,
+                globalValue: inUser[key] as T | undefined,
+                workspaceFolderValue: inFolder[key] as T | undefined,
+            };
+        },
         update: async () => undefined,
     } as WorkspaceConfiguration;
 }

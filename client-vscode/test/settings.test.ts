@@ -110,8 +110,18 @@ describe('configurationFor (workspace/configuration answers)', () => {
         setFakeWorkspace({ settings: { '': { maxTurns: 7 } }, folders: [{ name: 'p', path: '/p' }] }),
     );
 
-    test('section "selfdebug" gets the whole settings object', () => {
-        assert.deepEqual(configurationFor('selfdebug'), { ...SERVER_DEFAULTS, maxTurns: 7 });
+    test('section "selfdebug" gets the settings the user set, no defaults', () => {
+        // an unset one is left to the project's [tool.selfdebug], else the server's default
+        assert.deepEqual(configurationFor('selfdebug'), { maxTurns: 7 });
+    });
+
+    test("a folder's setting wins over the user's, both are sent as set", () => {
+        setFakeWorkspace({
+            settings: { '': { maxTurns: 7, mode: 'ut' }, p: { mode: 'search' } },
+            folders: [{ name: 'p', path: '/p' }],
+        });
+        assert.deepEqual(configurationFor('selfdebug', fakeUri('/p/m.py')), { maxTurns: 7, mode: 'search' });
+        assert.deepEqual(readServerSettings(fakeUri('/p/m.py')), { ...SERVER_DEFAULTS, maxTurns: 7, mode: 'search' });
     });
 
     test('a dotted key gets one value', () => {
@@ -220,8 +230,8 @@ describe("the tests' interpreter (pythonPath)", () => {
         const settings = { ...SERVER_DEFAULTS };
         assert.equal((await withTestInterpreter(settings, fakeUri('/ws/p'), noPythonExtension)).pythonPath, '');
         assert.equal(await configurationAnswer('selfdebug.pythonPath', undefined, noPythonExtension), '');
-        // the real lookup, with ms-python.python not installed
-        assert.equal(((await configurationAnswer('selfdebug', fakeUri('/ws/p'))) as { pythonPath: string }).pythonPath, '');
+        // the real lookup, with ms-python.python not installed: not sent (the server's default)
+        assert.equal(((await configurationAnswer('selfdebug', fakeUri('/ws/p'))) as { pythonPath?: string }).pythonPath, undefined);
     });
 
     test("with ms-python.python installed its environments API is asked for the folder", async () => {

@@ -1,5 +1,6 @@
-"""Settings per workspace folder: `initializationOptions` overlaid by `workspace/configuration`
-(section "selfdebug"), refreshed on `workspace/didChangeConfiguration`.
+"""Settings per workspace folder: the project's `[tool.selfdebug]` (pyproject.toml), overlaid by
+`initializationOptions`, overlaid by `workspace/configuration` (section "selfdebug"), refreshed on
+`workspace/didChangeConfiguration`.
 
 Why cached: the `runOnSave` check at every save must stay cheap, so it reads the cache; commands
 refresh it first, so a session always uses what the user set last (its `mode` included: a code
@@ -21,7 +22,9 @@ from lsprotocol.types import (
     MessageType,
     ShowMessageParams,
 )
+from pygls.uris import to_fs_path
 
+from selfdebug.server.lsp.project_settings import read_project_settings
 from selfdebug.server.lsp.settings import (
     SECTION,
     ServerSettings,
@@ -83,7 +86,10 @@ def cached_settings(ls: SelfDebugServer, uri: str) -> ServerSettings:
 async def fetch_settings(ls: SelfDebugServer, uri: str) -> ServerSettings:
     """Ask the client for the folder's settings (when it can answer) and cache them."""
     scope = folder_of(ls, uri)
-    layers: list[Any] = [ls.settings_cache.initialization_options]
+    folder = to_fs_path(scope) if scope else None
+    project = read_project_settings(folder) if folder else None  # the lowest layer
+    layers: list[Any] = [project.layer if project else None]
+    layers.append(ls.settings_cache.initialization_options)
     workspace_caps = ls.client_capabilities.workspace
     if workspace_caps is not None and workspace_caps.configuration:
         try:
@@ -99,7 +105,7 @@ async def fetch_settings(ls: SelfDebugServer, uri: str) -> ServerSettings:
     client = structure_settings(ls.settings_cache.initialization_options).settings
     settings = machine_scoped(client, result.settings)
     ls.settings_cache.store(scope, settings)
-    for problem in result.problems:
+    for problem in [*(project.problems if project else []), *result.problems]:
         if ls.settings_cache.first_time(problem):
             text = f"selfdebug settings: {problem}"
             ls.window_log_message(LogMessageParams(type=MessageType.Warning, message=text))
