@@ -5,7 +5,19 @@ import sys
 
 from selfdebug.cli import COMMANDS, INTERNAL_COMMANDS, build_parser, main
 
-EXPECTED = {"instrument", "strip", "test", "fix", "demo", "serve", "bench", "models", "doctor"}
+EXPECTED = {
+    "instrument",
+    "strip",
+    "test",
+    "fix",
+    "apply",
+    "demo",
+    "serve",
+    "bench",
+    "models",
+    "doctor",
+    "editor-path",
+}
 
 
 def test_every_command_of_the_table_is_registered():
