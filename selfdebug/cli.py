@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "strip": ("selfdebug.commands.strip", "print a file with every inserted probe removed"),
     "test": ("selfdebug.commands.test", "run the tests of a function in a sealed shadow copy"),
     "fix": ("selfdebug.commands.fix", "self-debug a function with a model and propose a diff"),
+    "apply": (
+        "selfdebug.commands.apply",
+        "write a fix saved by `fix --save-patch`, if its files did not change since",
+    ),
     "demo": (
         "selfdebug.commands.demo",
         "debug a small buggy project end to end with the embedded model",
@@ -43,7 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
 }
 # Their --help ends with the exit-code table (the codes a script checks).
-SHOW_EXIT_CODES = frozenset({"test", "fix", "doctor"})
+SHOW_EXIT_CODES = frozenset({"test", "fix", "apply", "doctor"})
 # The commands that make run folders (server/runner/workdirs.py): their start removes the ones
 # a killed run left.
 RUN_FOLDERS = ("test", "fix", "demo", "serve", "doctor", "bench")

@@ -10,6 +10,7 @@ EXPECTED = {
     "strip",
     "test",
     "fix",
+    "apply",
     "demo",
     "serve",
     "bench",

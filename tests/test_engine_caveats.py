@@ -51,6 +51,12 @@ def test_fixes_that_pass_and_differ_are_named_in_the_evidence(tmp_path):
     assert result.success
     assert result.caveat.startswith("2 fixes pass; they differ on clip(")
     assert result.caveat in evidence_line(result)
+    alternatives = result.alternatives  # the same, for a script (`fix --json`)
+    assert alternatives is not None and len(alternatives.edits) == 2
+    assert alternatives.call.startswith("clip(") and alternatives.call in result.caveat
+    assert len(set(alternatives.results)) == 2  # each edit's own result on that input
+    for edit, outcome in zip(alternatives.edits, alternatives.results, strict=True):
+        assert f"{edit} {outcome}" in result.caveat
 
 
 def test_in_auto_the_model_chooses_among_fixes_the_tests_cannot_tell_apart(tmp_path):
@@ -95,6 +101,7 @@ def test_a_fix_checked_only_by_the_chosen_tests_says_so(tmp_path):
     result = run_session(request, ScriptedBackend([f"Off by one.\n```python\n{fixed}```\n"]))
     assert result.success and result.fixed_function == fixed
     assert result.caveat == "checked only by the 1 chosen test"
+    assert result.alternatives is None
 
 
 def test_a_refused_candidate_is_listed(tmp_path):

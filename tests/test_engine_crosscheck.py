@@ -98,6 +98,9 @@ def test_disagreeing_survivors_are_not_proposed_and_the_separating_input_is_show
     assert "`0` -> `1` returns " in warning and "`>` -> `>=` returns " in warning
     ambiguous = next(r for r in read_transcript(transcript) if r["event"] == "search_ambiguous")
     assert ambiguous["separation"].startswith("on count_at_least(")
+    alternatives = result.alternatives  # none proposed: the edits and their separating input
+    assert alternatives is not None and alternatives.call.startswith("count_at_least(")
+    assert len(alternatives.edits) >= 2 and len(alternatives.results) == len(alternatives.edits)
     judged = next(r for r in read_transcript(transcript) if r["event"] == "survivors_judged")
     assert judged["rule"] == "ambiguous" and len(judged["groups"]) >= 2
 

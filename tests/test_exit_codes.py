@@ -72,7 +72,7 @@ def test_readme_lists_the_same_table_as_the_code():
     assert {int(code): meaning for code, meaning in rows} == exit_codes.DESCRIPTIONS
 
 
-@pytest.mark.parametrize("command", [[], ["fix"], ["test"], ["doctor"]])
+@pytest.mark.parametrize("command", [[], ["fix"], ["apply"], ["test"], ["doctor"]])
 def test_help_prints_the_exit_codes(command, capsys):
     with pytest.raises(SystemExit) as done:
         cli.main([*command, "--help"])

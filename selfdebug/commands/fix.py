@@ -6,6 +6,8 @@ Finds the function's tests when none are named, runs the debugging loop in a sea
 prints the diff, the model's explanation and the evidence ("passes N/M chosen, K/L wider").
 The file is written only with --write, and only if it did not change meanwhile: a fix found
 but not written (the file changed, or cannot be written) exits 4 with the reason.
+--json prints one JSON object on stdout instead (fix_json.py); --save-patch FILE saves the fix
+for `selfdebug apply FILE` (patch_file.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from selfdebug.exit_codes import ExitCode
 from selfdebug.server.engine.types import MODES
 
 if TYPE_CHECKING:
+    from selfdebug.commands.fix_outcome import FixOutcome
     from selfdebug.server.backends.base import Backend
     from selfdebug.server.engine.types import DebugRequest, DebugResult
 
@@ -91,6 +94,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--write", action="store_true", help="apply the fix to the file")
     output.add_argument("--diff", action="store_true", help="only print the diff (the default)")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object on stdout (the verdict, exit code, diff, evidence, ...); "
+        "the rest goes to stderr",
+    )
+    parser.add_argument(
+        "--save-patch",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="save the fix found to FILE, for `selfdebug apply FILE` (no new session)",
+    )
 
 
 def _fail(message: str) -> int:
@@ -298,10 +314,11 @@ def _run_with_progress(request: DebugRequest, backend, console, runner=None) -> 
     # run_session reports every session problem in its result (stop "error", failed calls):
     # what escapes it is a bug of ours, for cli.main to report as one (exit 5, traceback saved)
     error = outcome.get("error")
-    raise error if isinstance(error, BaseException) else RuntimeError("the session did not end")
+    raise error if isinstance(error, BaseException) else RuntimeError("the session did not finish")
 
 
-def report(result: DebugResult, request: DebugRequest, out=sys.stdout, isolation: str = "") -> None:
+def report(result: DebugResult, request: DebugRequest, out=None, isolation: str = "") -> None:
+    out = out or sys.stdout  # looked up now: --json sends it to stderr
     if result.diff:
         print(result.diff, file=out, end="" if result.diff.endswith("\n") else "\n")
     if result.explanation:
@@ -329,13 +346,27 @@ def report(result: DebugResult, request: DebugRequest, out=sys.stdout, isolation
 
 
 def main(args: argparse.Namespace) -> int:
+    from selfdebug.commands.fix_outcome import FixOutcome
+
+    outcome = FixOutcome()
+    if args.json:
+        from selfdebug.commands.fix_json import printing_json
+
+        return printing_json(outcome, lambda: _main(args, outcome))
+    return _main(args, outcome)
+
+
+def _main(args: argparse.Namespace, outcome: FixOutcome) -> int:
     from rich.console import Console
     from rich.markup import escape
 
+    from selfdebug.commands.patch_file import save_fix
     from selfdebug.server.backends.base import BackendConfigError
     from selfdebug.server.runner import ProjectRunner
     from selfdebug.server.runner.sandbox import choose_isolation
 
+    if args.save_patch is not None and not args.save_patch.parent.is_dir():
+        return _fail(f"--save-patch: no such folder: {args.save_patch.parent}")
     try:  # before discovery runs the project's code, and before the model loads
         choose_isolation(args.isolation, require_sandbox=args.require_sandbox)
     except RuntimeError as error:
@@ -345,7 +376,8 @@ def main(args: argparse.Namespace) -> int:
             return _fail("give the function (path/to/module.py::qualname) or a failing --test")
         from selfdebug.commands.fix_failure import main as from_failure
 
-        return from_failure(args)
+        outcome.form = "failure"
+        return from_failure(args, outcome)
     request = build_request_from_args(args)
     if isinstance(request, str):
         return _fail(request)
@@ -360,7 +392,7 @@ def main(args: argparse.Namespace) -> int:
     except BackendConfigError as error:
         runner.close()
         return _fail(str(error))
-    original = _read(request.file)
+    original = outcome.read(request.file)
     console.print(
         escape(
             f"selfdebug: debugging {request.qualname} in {request.file} with "
@@ -380,7 +412,10 @@ def main(args: argparse.Namespace) -> int:
         backend.close()
         runner.close()
     report(result, request, isolation=runner.isolation)
-    return deliver(result, request, original, write=args.write)
+    outcome.shown(request, result)
+    code = deliver(result, request, original, write=args.write)
+    outcome.written = args.write and code == ExitCode.OK and result.success
+    return save_fix(outcome, args.save_patch, code) if args.save_patch else code
 
 
 def deliver(result: DebugResult, request: DebugRequest, original: str, *, write: bool) -> int:

@@ -24,18 +24,20 @@ from selfdebug.commands.fix import (
     session_options,
 )
 from selfdebug.commands.isolation_options import runner_settings_from, warn_about
+from selfdebug.commands.patch_file import save_fix
 from selfdebug.exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from selfdebug.commands.fix_outcome import FixOutcome
     from selfdebug.server.engine.suspects.rank import Suspect
     from selfdebug.server.engine.suspects.repair import SuspectAttempt
     from selfdebug.server.engine.types import DebugRequest, DebugResult
     from selfdebug.server.runner import ProjectRunner
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace, outcome: FixOutcome) -> int:
     from rich.console import Console
 
     from selfdebug.server.engine import RequestError
@@ -62,7 +64,8 @@ def main(args: argparse.Namespace) -> int:
         return _fail(str(error))
     warn_about("fix", runner, interpreter=True)
     try:
-        return _localize_and_repair(args, runner, root, tests, options, Console(stderr=True))
+        console = Console(stderr=True)
+        return _localize_and_repair(args, runner, root, tests, options, console, outcome)
     finally:
         runner.close()
 
@@ -74,6 +77,7 @@ def _localize_and_repair(
     tests: list[str],
     options: dict[str, Any],
     console: Console,
+    outcome: FixOutcome,
 ) -> int:
     from selfdebug.server.backends.base import BackendConfigError
     from selfdebug.server.engine import build_request
@@ -88,7 +92,8 @@ def _localize_and_repair(
     )
 
     console.print(f"selfdebug: localizing the failure of {', '.join(tests)}", soft_wrap=True)
-    found = localize_failure(runner, root, tests)
+    outcome.tests = tests
+    found = outcome.failure = localize_failure(runner, root, tests)
     if found.passed:
         print("Nothing to fix: the tests pass.")
         return ExitCode.OK
@@ -110,7 +115,7 @@ def _localize_and_repair(
         return build_request(file, suspect.qualname, tests=tests, project_root=root, **options)
 
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
-        originals[request.file] = _read(request.file)
+        originals[request.file] = outcome.read(request.file)
         return _run_with_progress(request, backend, console, runner)
 
     def on_start(attempt: SuspectAttempt) -> None:
@@ -134,6 +139,7 @@ def _localize_and_repair(
         return ExitCode.SESSION_FAILED
     finally:
         backend.close()
+    outcome.attempts = attempts
     for attempt in attempts:
         if attempt.error:
             print(f"selfdebug fix: {attempt.suspect.target}: {attempt.error}", file=sys.stderr)
@@ -157,6 +163,11 @@ def _localize_and_repair(
         print(base.result.diff, end="")
     print(f"Function: {shown.suspect.target} ({shown.why})")
     report(shown.result, request, isolation=runner.isolation)
+    outcome.shown(request, shown.result)
+    if shown.result.success:  # of two functions: both files, both functions
+        outcome.fix_files = shown.fix_files()
+        pair = [a for a in (base, shown) if a is not None]
+        outcome.functions = [(a.request.file, a.suspect.qualname) for a in pair if a.request]
     other = {f: text for f, text in shown.fix_files().items() if f != request.file}
     if args.write and shown.result.success:
         for file in other:  # the first function's file, when not the second's: as it was read?
@@ -174,6 +185,8 @@ def _localize_and_repair(
                 print(f"selfdebug fix: could not write {file}: {reason}; "
                       f"{request.file} was written, the rest of the fix is shown above",
                       file=sys.stderr)  # fmt: skip
-                return ExitCode.NOT_WRITTEN
+                code = ExitCode.NOT_WRITTEN
+                break
             print(f"And written to {file}.")
-    return code
+    outcome.written = args.write and code == ExitCode.OK and shown.result.success
+    return save_fix(outcome, args.save_patch, code) if args.save_patch else code

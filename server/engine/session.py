@@ -62,6 +62,7 @@ from selfdebug.server.engine.target import (
 from selfdebug.server.engine.transcript import Transcript, compact_run
 from selfdebug.server.engine.turn import Evaluated, guard, take_turn
 from selfdebug.server.engine.types import (
+    Alternatives,
     DebugRequest,
     DebugResult,
     Mode,
@@ -154,6 +155,7 @@ class Session:
         self.found_by = ""
         self.near_misses = 0  # edit searches run on the model's near misses
         self.fix_caveat = ""  # the proposed search or local edit's caveat (see _adopt)
+        self.fix_alternatives: Alternatives | None = None  # the caveat's edits (see _adopt)
         self._told_form: AnswerForm | None = None  # the answer form the transcript last named
 
     # -- plumbing (also what modes use, see modes.Workbench) -----------------------------------
@@ -424,7 +426,7 @@ class Session:
         self.search_step = step or self.search_step
         if step is not None and step.search is not None:
             self.refused += [f"edit search: {why}" for why in step.search.refused]
-        if step is not None and self._adopt(step.fix, step.caveat):
+        if step is not None and self._adopt(step.fix, step.caveat, step.alternatives):
             return "passed"
         if step is not None and searching and self._start_from_partial(step):
             return "passed"
@@ -458,7 +460,7 @@ class Session:
         if found is not None and found.search is not None:
             self.refused += [f"model local edit: {why}" for why in found.search.refused]
         self._check()
-        if found is None or not self._adopt(found.fix, found.caveat):
+        if found is None or not self._adopt(found.fix, found.caveat, found.alternatives):
             return False
         self.mode = "auto"  # the model wrote it: not the edit search's
         return True
@@ -480,12 +482,14 @@ class Session:
         self.fixed_at_turn = self.turn
         return False
 
-    def _adopt(self, fix: VerifiedFix | None, caveat: str = "") -> bool:
+    def _adopt(
+        self, fix: VerifiedFix | None, caveat: str = "", alternatives: Alternatives | None = None
+    ) -> bool:
         """A search fix, judged like a model's (all chosen pass, no wider test broken);
-        `caveat`: what its judging could not tell (SearchStep.caveat)."""
+        `caveat`: what its judging could not tell (SearchStep.caveat), `alternatives` its edits."""
         if fix is None:
             return False
-        self.fix_caveat = caveat
+        self.fix_caveat, self.fix_alternatives = caveat, alternatives
         self.best = Evaluated(fix.candidate, fix.chosen_run)
         self.best_wider, self.found_by = fix.wider_run, fix.found_by
         self.fixed_at_turn = self.turn  # 0 in `search`; in `auto`, the turn it followed

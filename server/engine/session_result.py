@@ -11,7 +11,13 @@ import time
 from typing import TYPE_CHECKING
 
 from selfdebug.server.engine.diffing import unified_diff
-from selfdebug.server.engine.types import DebugRequest, DebugResult, StopReason, TestTally
+from selfdebug.server.engine.types import (
+    Alternatives,
+    DebugRequest,
+    DebugResult,
+    StopReason,
+    TestTally,
+)
 from selfdebug.server.runner.results import RunResult
 
 if TYPE_CHECKING:
@@ -63,7 +69,16 @@ def session_result(session: Session, stop: StopReason, error: str) -> DebugResul
         failed_calls=list(session.model.failed),
         caveat=_caveat(session) if best is not None else "",
         refused=list(session.refused),
+        alternatives=_alternatives(session),
     )
+
+
+def _alternatives(session: Session) -> Alternatives | None:
+    """The caveat's edits (the proposed fix's rivals), or the search's undecided ones."""
+    if session.best is not None:
+        return session.fix_alternatives if session.found_by and session.fix_caveat else None
+    step = session.search_step
+    return step.alternatives if step is not None and step.ambiguous else None
 
 
 def _caveat(session: Session) -> str:

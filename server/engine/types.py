@@ -107,6 +107,16 @@ class TestTally:
         return f"{self.passed}/{self.total}"
 
 
+@dataclass(frozen=True)
+class Alternatives:
+    """Fixes that all pass the tests, which the tests cannot choose between, and the input
+    that tells them apart when one was found: what a script reads instead of the caveat."""
+
+    edits: tuple[str, ...]  # one per behaviour, described ("line 4: `n` -> `n + 1`")
+    call: str = ""  # the input that tells them apart, as a call: `f([3, 3, 1])`; "": none found
+    results: tuple[str, ...] = ()  # each edit's result on it, in `edits` order ("returns 7")
+
+
 @dataclass
 class DebugResult:
     stop_reason: StopReason
@@ -143,6 +153,9 @@ class DebugResult:
     caveat: str = ""
     # Candidates refused as overfitting (overfitting.py), each with why, like failed candidates.
     refused: list[str] = field(default_factory=list)
+    # The caveat's fixes, structured: the proposed fix's rivals, or the edits none of which is
+    # proposed because the tests cannot choose; None when no such edits were found.
+    alternatives: Alternatives | None = None
 
     @property
     def success(self) -> bool:

@@ -8,7 +8,8 @@ BOM and its line endings, so the bytes outside the fix's lines stay as they were
 
 `read_source` gives the text (BOM left out, line endings as in the file) and the codec that
 decoded it ("utf-8-sig" for a BOM: encoding with it writes the BOM back); `encode_like` turns
-an edited text back into the file's bytes and `rewrite_source` writes it over the file.
+an edited text back into the file's bytes, `encode_over` does so for the bytes it replaces,
+and `rewrite_source` writes it over the file.
 `encode_declared` is for a text whose file is not at hand (an override written into the shadow
 copy): its own declaration decides.
 """
@@ -79,13 +80,20 @@ def encode_declared(text: str) -> bytes:
     return text.encode(encoding, "replace")
 
 
-def rewrite_source(path: Path | str, text: str) -> None:
-    """Write `text` over the Python file at `path` encoded as that file is now (its declared
-    encoding, its BOM), in place as an editor saves (a link stays a link). The text's own line
-    endings are written as they are. Raises OSError or UnicodeEncodeError (nothing written)."""
-    data = read_regular(path)
+def encode_over(data: bytes, text: str) -> bytes:
+    """`text` as the bytes that replace a Python file's `data`: encoded as that file is (its
+    declared encoding, its BOM; UTF-8 under a bad declaration), the text's own line endings as
+    they are. What `rewrite_source` writes, and what a saved fix (`fix --save-patch`) holds.
+    Raises UnicodeEncodeError when the text holds a character the encoding has not."""
     try:
         encoding = source_encoding(data)
     except SyntaxError:
         encoding = UTF8
-    Path(path).write_bytes(encode_like(text, encoding))
+    return encode_like(text, encoding)
+
+
+def rewrite_source(path: Path | str, text: str) -> None:
+    """Write `text` over the Python file at `path` encoded as that file is now (`encode_over`),
+    in place as an editor saves (a link stays a link). Raises OSError or UnicodeEncodeError
+    (nothing written)."""
+    Path(path).write_bytes(encode_over(read_regular(path), text))

@@ -33,6 +33,7 @@ from selfdebug.server.engine.evidence import NOTHING_EXPECTED, Evidence, Expecte
 from selfdebug.server.engine.overfitting import NO_EXPECTED_VALUES, ExpectedValues
 from selfdebug.server.engine.search.crosscheck import (
     CrossCheck,
+    Separation,
     Versions,
     describe_separation,
     run_crosscheck,
@@ -41,6 +42,7 @@ from selfdebug.server.engine.search.edits import Edit, generate_edits
 from selfdebug.server.engine.search.localize import Localization, SuspiciousLine, rank_lines
 from selfdebug.server.engine.search.predicates import with_guarding_conditions
 from selfdebug.server.engine.target import TargetFunction
+from selfdebug.server.engine.types import Alternatives
 from selfdebug.server.runner.results import RunResult, nodeid_covers
 from selfdebug.server.runner.search_runner import (
     CandidateCode,
@@ -129,6 +131,7 @@ class SearchStep:
     crosscheck: CrossCheck | None = None
     separation: str = ""  # the generated input on which the ambiguous edits differ
     caveat: str = ""  # see SurvivorVerdict.caveat
+    alternatives: Alternatives | None = None  # see SurvivorVerdict.alternatives
     agreement: str = ""  # survivors that behave the same
     partial: Partial | None = None  # no survivor: the best edit that fixes some failing tests
 
@@ -389,6 +392,7 @@ class SurvivorVerdict:
     groups: list[list[str]] = field(default_factory=list)  # the edits, by behaviour
     rule: str = ""  # which rule decided ("one answer", "only a repair", "one line", ...)
     caveat: str = ""  # what the tests could not tell: "2 fixes pass; they differ on f(0): ..."
+    alternatives: Alternatives | None = None  # the caveat's or the ambiguous edits, structured
 
     def notes(self, survivor: Survivor) -> list[str]:
         """What the proposed edit's explanation and warnings say about this evidence."""
@@ -439,6 +443,8 @@ def judge_survivors(
                 )
         else:
             verdict.ambiguous = list(programs)
+        if len(programs) > 1:
+            verdict.alternatives = Alternatives(tuple(s.edit.describe() for s in programs))
         return verdict
     keys = {id(s): str(i) for i, s in enumerate(programs)}
     by_key = {keys[id(s)]: s for s in programs}
@@ -465,7 +471,7 @@ def judge_survivors(
             )
     elif repair is not None:
         verdict.rule = "only a repair"
-        verdict.caveat = _differ(check, keys, firsts)
+        verdict.caveat, verdict.alternatives = _differ(check, keys, firsts)
         verdict.chosen = [by_key[k] for k in next(g for g in groups if g[0] == repair)]
         kept_errors = check.only_repair(answers) is None  # told apart by their errors
         verdict.agreement = (
@@ -478,14 +484,14 @@ def judge_survivors(
     elif vote and (preferred := _preferred(context, searcher, behaviours)) is not None:
         pick, why = preferred
         verdict.rule = "the model's choice"
-        verdict.caveat = _differ(check, keys, firsts)
+        verdict.caveat, verdict.alternatives = _differ(check, keys, firsts)
         group = next(g for g in behaviours if any(s is pick for s in g))
         verdict.chosen = [pick, *[s for s in group if s is not pick]]
         verdict.agreement = why
     elif len({n for s in firsts for n in s.edit.lines}) <= 1:
         verdict.rule = "one line"
         verdict.chosen = list(candidates)
-        verdict.caveat = _differ(check, keys, firsts)
+        verdict.caveat, verdict.alternatives = _differ(check, keys, firsts)
     else:
         verdict.rule = "ambiguous"
         verdict.ambiguous = firsts
@@ -493,6 +499,7 @@ def judge_survivors(
         if separation is not None:
             labels = {keys[id(s)]: s.edit.describe() for s in firsts[:3]}
             verdict.separation = describe_separation(separation, labels)
+        verdict.alternatives = _alternatives(separation, keys, firsts)
     return verdict
 
 
@@ -532,13 +539,29 @@ def _preferred(
     return found
 
 
-def _differ(check: CrossCheck, keys: dict[int, str], firsts: Sequence[Survivor]) -> str:
-    """`2 fixes pass; they differ on f(0): ...`: the answers one of which a rule chose."""
+def _differ(
+    check: CrossCheck, keys: dict[int, str], firsts: Sequence[Survivor]
+) -> tuple[str, Alternatives]:
+    """`2 fixes pass; they differ on f(0): ...`: the answers one of which a rule chose, as the
+    caveat says it and structured."""
     separation = check.separating([keys[id(s)] for s in firsts])
+    alternatives = _alternatives(separation, keys, firsts)
     if separation is None:
-        return f"{len(firsts)} fixes pass and differ"
+        return f"{len(firsts)} fixes pass and differ", alternatives
     labels = {keys[id(s)]: s.edit.describe() for s in firsts[:3]}
-    return f"{len(firsts)} fixes pass; they differ {describe_separation(separation, labels)}"
+    caveat = f"{len(firsts)} fixes pass; they differ {describe_separation(separation, labels)}"
+    return caveat, alternatives
+
+
+def _alternatives(
+    separation: Separation | None, keys: dict[int, str], firsts: Sequence[Survivor]
+) -> Alternatives:
+    """The answers that differ, each one's result on the input that tells them apart."""
+    edits = tuple(s.edit.describe() for s in firsts)
+    if separation is None:
+        return Alternatives(edits)
+    results = tuple(separation.results.get(keys[id(s)], "") for s in firsts)
+    return Alternatives(edits, separation.call, results)
 
 
 def _lines_text(lines: Sequence[int]) -> str:
@@ -813,7 +836,7 @@ def conclude(
         )
     step.ambiguous, step.crosscheck = verdict.ambiguous, verdict.check
     step.separation, step.agreement = verdict.separation, verdict.agreement
-    step.caveat = verdict.caveat
+    step.caveat, step.alternatives = verdict.caveat, verdict.alternatives
     if step.ambiguous:
         context.event(
             "search_ambiguous",
