@@ -209,6 +209,20 @@ def test_the_installed_wheel_runs_the_demo_help_instrument_and_the_search(
     # the user's copy is untouched without --write
     assert "range(1, quantity)" in (project / "shop.py").read_text(encoding="utf-8")
 
+    # a script's use, from a failing test's id: one JSON object, the exit code it states
+    scripted = run(
+        [selfdebug, "fix", "--test", "check_shop.py::test_total_price_of_two", "--mode", "search",
+         "--json"],
+        cwd=project,
+    )  # fmt: skip
+    assert scripted.returncode == 0, scripted.stdout + scripted.stderr
+    answer = json.loads(scripted.stdout)
+    assert answer["verdict"] == "fixed" and answer["exit_code"] == 0
+    assert answer["form"] == "failure" and answer["target"]["qualname"] == "total_price"
+    assert "+    for i in range(0, quantity):" in answer["diff"]
+    assert answer["written"] is False
+    assert "range(1, quantity)" in (project / "shop.py").read_text(encoding="utf-8")
+
 
 def test_the_installed_wheel_names_itself_in_the_install_hint_of_an_extra(
     installed: Path, wheel: tuple[Path, str], tmp_path: Path
