@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.bounds_project import bounds_project
 
 from selfdebug.exit_codes import ExitCode
 
@@ -297,20 +298,7 @@ def test_fix_json_from_a_failing_test(tmp_path):
 def test_a_fix_of_two_files_is_saved_and_applied_whole(tmp_path):
     """Each bound is off by one in its own module (tests/test_from_failure.py): the fix from
     the failing test changes both files; the saved fix holds both, and apply writes both."""
-    root = tmp_path / "bounds"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "low.py").write_text("def lower_bound(x):\n    return x - 2\n")
-    (root / "pkg" / "high.py").write_text("def upper_bound(x):\n    return x + 2\n")
-    (root / "tests").mkdir()
-    (root / "tests" / "test_bounds.py").write_text(
-        "from pkg.high import upper_bound\nfrom pkg.low import lower_bound\n\n\n"
-        "def test_bounds():\n    assert (lower_bound(5), upper_bound(5)) == (4, 6)\n\n\n"
-        "def test_lower():\n    assert lower_bound(5) == 4\n\n\n"
-        "def test_upper():\n    assert upper_bound(5) == 6\n\n\n"
-        "def test_ordered():\n    assert lower_bound(1) < upper_bound(1)\n"
-    )
-    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
+    root = bounds_project(tmp_path / "bounds")
     pristine = shutil.copytree(root, tmp_path / "pristine")
     done, found = fix_json("--test", "tests/test_bounds.py::test_bounds", "--mode", "search",
                            "--save-patch", "fix.json", cwd=root)  # fmt: skip

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers.bounds_project import bounds_project
+
 from selfdebug.server.engine import types
 from selfdebug.server.engine.request import RequestError, new_request
 from selfdebug.server.engine.suspects.localize import FailureLocalization, localize_failure
@@ -576,20 +578,7 @@ def test_a_fix_of_two_functions_in_two_files_from_a_failing_test(tmp_path):
     """Each bound is off by one in its own module, and the failing test needs both: the search
     makes one bound's own test pass (a partial fix, guarded by a test that passes), then
     searches the other suspects with that edit in place; the CLI writes both files."""
-    root = tmp_path / "bounds_project"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "low.py").write_text("def lower_bound(x):\n    return x - 2\n")
-    (root / "pkg" / "high.py").write_text("def upper_bound(x):\n    return x + 2\n")
-    (root / "tests").mkdir()
-    (root / "tests" / "test_bounds.py").write_text(
-        "from pkg.high import upper_bound\nfrom pkg.low import lower_bound\n\n\n"
-        "def test_bounds():\n    assert (lower_bound(5), upper_bound(5)) == (4, 6)\n\n\n"
-        "def test_lower():\n    assert lower_bound(5) == 4\n\n\n"
-        "def test_upper():\n    assert upper_bound(5) == 6\n\n\n"
-        "def test_ordered():\n    assert lower_bound(1) < upper_bound(1)\n"
-    )
-    (root / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
+    root = bounds_project(tmp_path / "bounds_project")
     done = _fix_test(root, "tests/test_bounds.py::test_bounds")
     out = done.stdout
     assert done.returncode == 0, out + done.stderr

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from helpers.processes import running
 from lsprotocol.types import (
     DidOpenTextDocumentParams,
     ExecuteCommandParams,
@@ -75,15 +76,6 @@ def environment(tmp_path: Path, runs: Path) -> dict[str, str]:
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
-
-
-def running(pid: int) -> bool:
-    """Whether `pid` runs (a zombie has ended)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
 
 
 def wait_for_the_test(runs: Path, alive: Callable[[], bool], timeout_s: float = 60) -> int:

@@ -56,15 +56,6 @@ def marked(runs: Path, name: str, owner: Owner) -> Path:
     return folder
 
 
-def running(pid: int) -> bool:
-    """Whether `pid` runs (a zombie has ended)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
-
-
 def test_runs_dir_follows_the_override_then_the_cache_folders(tmp_path: Path) -> None:
     assert runs_dir({RUNS_DIR_ENV: str(tmp_path / "r")}) == tmp_path / "r"
     assert runs_dir({"SELFDEBUG_CACHE_DIR": str(tmp_path / "c")}) == tmp_path / "c" / "runs"
