@@ -10,21 +10,21 @@ answer at all, and every nested object that looked like a JSON-RPC message was t
   Parse error (id null) and reading resynchronises at the next `Content-Length:`, even one in the
   middle of a line (the tail of a body read as a header);
 - a body that is not JSON gets -32700; one that is JSON but not an object gets -32600;
+- a big body is decoded off the event loop, in slices (json_slices.py);
 - only the top-level object is turned into a message (`protocol.receive`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
-import io
+import json
 import logging
-import os
 import re
 import threading
-from collections.abc import Callable
 from typing import Any, BinaryIO, Protocol
+
+from selfdebug.server.lsp import json_slices
+from selfdebug.server.lsp.stdin_reader import ThreadReader
 
 logger = logging.getLogger(__name__)
 
@@ -33,40 +33,15 @@ _CONTENT_LENGTH = re.compile(rb"content-length:", re.IGNORECASE)
 
 
 class Receiver(Protocol):
-    def receive(self, body: bytes) -> None: ...
+    def receive(self, data: Any) -> None: ...
 
     def send_parse_error(self, message: str) -> None: ...
 
 
-def stdio_reader(stream: BinaryIO) -> asyncio.StreamReader:
-    """An asyncio reader of the client's input, filled by a daemon thread that reads its file
-    descriptor. Call it inside the event loop.
-
-    Why not pygls' reader (`stream.readline` in a thread pool): that pool's thread, blocked on a
-    client that keeps its end open, is joined on the way out, so a server stopped by SIGTERM
-    hung until the editor closed its end. A daemon thread on the raw descriptor holds no lock
-    the interpreter's exit waits for."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=MAX_BODY_BYTES, loop=loop)
-    try:
-        fd = stream.fileno()
-        read: Callable[[int], bytes] = functools.partial(os.read, fd)
-    except (AttributeError, OSError, io.UnsupportedOperation):  # an in-memory stream
-        read = stream.read1  # type: ignore[attr-defined]
-
-    def pump() -> None:
-        try:
-            while chunk := read(1 << 16):
-                loop.call_soon_threadsafe(reader.feed_data, chunk)
-        except OSError as error:
-            logger.warning("reading the client's input failed: %s", error)
-        except RuntimeError:
-            return  # the event loop is closed: nobody reads any more
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(reader.feed_eof)
-
-    threading.Thread(target=pump, name="selfdebug-stdin", daemon=True).start()
-    return reader
+def stdio_reader(stream: BinaryIO) -> ThreadReader:
+    """A reader of the client's input for `read_messages`, served by a daemon thread of ours
+    (stdin_reader.py: why). Call it inside the event loop."""
+    return ThreadReader(stream, max_line=MAX_BODY_BYTES)
 
 
 async def read_messages(reader: Any, receiver: Receiver, stopped: Any = None) -> None:
@@ -103,9 +78,30 @@ async def read_messages(reader: Any, receiver: Receiver, stopped: Any = None) ->
             receiver.send_parse_error(f"message of {length} bytes is over the size limit")
             continue
         try:
-            receiver.receive(body)
+            data = await _decoded(body)
+        except (ValueError, UnicodeDecodeError) as error:
+            receiver.send_parse_error(f"the message is not valid JSON ({error})")
+            continue
+        try:
+            receiver.receive(data)
         except Exception:  # one bad message never stops the loop
             logger.exception("handling a message failed")
+
+
+async def _decoded(body: bytes) -> Any:
+    """The body's JSON value. A big one is decoded in a thread, in slices that let the event
+    loop run meanwhile (json_slices.py): a 10 MB `didChange` would otherwise hold every other
+    request for the 40-100 ms `json.loads` takes."""
+    if len(body) <= json_slices.SLICE_CHARS:
+        return json.loads(body)
+    loop = asyncio.get_running_loop()
+
+    def wait_for_a_turn_of_the_loop() -> None:
+        turn = threading.Event()
+        loop.call_soon_threadsafe(turn.set)
+        turn.wait(1.0)
+
+    return await asyncio.to_thread(json_slices.loads, body, pause=wait_for_a_turn_of_the_loop)
 
 
 def _header(line: bytes) -> tuple[str | None, str, int]:
@@ -128,7 +124,7 @@ async def _read_body(reader: Any, length: int) -> bytes | None:
     kept: list[bytes] = []
     remaining = length
     while remaining:
-        want = min(remaining, 1 << 20)
+        want = remaining if length <= MAX_BODY_BYTES else min(remaining, 1 << 20)
         try:
             chunk = await reader.readexactly(want)
         except Exception as error:  # asyncio.IncompleteReadError at end of stream
@@ -140,4 +136,4 @@ async def _read_body(reader: Any, length: int) -> bytes | None:
         if length <= MAX_BODY_BYTES:
             kept.append(chunk)
         remaining -= len(chunk)
-    return b"".join(kept)
+    return kept[0] if len(kept) == 1 else b"".join(kept)
