@@ -22,6 +22,7 @@ from selfdebug.server.engine.suspects.localize import FailureLocalization, local
 from selfdebug.server.engine.suspects.rank import Suspect
 from selfdebug.server.engine.suspects.repair import (
     FAILURE_BUDGET_S,
+    MODEL_SUSPECTS,
     SUSPECTS_TRIED,
     Pairs,
     SuspectAttempt,
@@ -63,6 +64,8 @@ class FailureJob:
     session: Mapping[str, Any] = field(default_factory=dict)
     budget_s: float | None = None  # the walk's time over all its sessions; None: the default
     pairs: Pairs = "any file"  # which second functions a fix of two may take
+    model_suspects: int = MODEL_SUSPECTS  # suspects an `auto` walk's model steps run on
+    localize_timeout_s: float | None = None  # each of the ranking's test runs; None: the runner's
 
     @property
     def budget(self) -> float:
@@ -123,7 +126,9 @@ class FailureWalk:
 def localize(job: FailureJob, lend: Lend, cancel: CancelToken | None = None) -> FailureWalk:
     """The first phase: the failing tests run and the project's functions ranked."""
     with lend() as runner:
-        found = localize_failure(runner, job.root, list(job.tests), cancel=cancel)
+        found = localize_failure(
+            runner, job.root, list(job.tests), cancel=cancel, timeout_s=job.localize_timeout_s
+        )
     return FailureWalk(job, found)
 
 
@@ -156,6 +161,7 @@ def repair(walk: FailureWalk, hooks: WalkHooks, lend: Lend) -> list[SuspectAttem
         walk.found,
         build,
         hooks.run,
+        model_tried=job.model_suspects,
         budget_s=job.budget,
         on_start=hooks.on_start,
         pairs=job.pairs,
