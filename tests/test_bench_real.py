@@ -212,6 +212,32 @@ def test_repair_discovers_the_tests_and_scores_by_the_judge(tmp_path: Path) -> N
     assert (repo / "tinyproj" / "shapes.py").read_text() == FIXED  # the checkout is untouched
 
 
+def test_repair_from_a_failing_test_ranks_repairs_and_scores_by_the_judge(tmp_path: Path) -> None:
+    """The from-failure form (real_from_failure.py): only the first failing judge test is
+    given; the walk (engine/from_failure.py) ranks the case's method first, the edit search
+    repairs it, and the fix is scored by the judge files."""
+    repo, fix = make_repo(tmp_path)
+    write_case(tmp_path / "cases", "clamp", fix, BUG_PATCH)
+    config = RepairConfig(
+        datasets=[tmp_path / "cases"],
+        out=tmp_path / "out",
+        modes=["search"],
+        repos=repo.parent,
+        python=Path(sys.executable),
+        from_failure=True,
+    )
+
+    report = run_repair(config, show_progress=False)
+
+    (row,) = [json.loads(line) for line in (tmp_path / "out" / RESULTS_FILE).open()]
+    assert row["from_failure_test"].startswith("tests/test_shapes.py::") and row["real"]
+    assert row["suspect_rank"] == 1 and row["evidence_rank"] == 1
+    assert row["repaired"] == "tinyproj/shapes.py::Box.clamp" and row["suspects_tried"] == 1
+    assert (row["hidden_passed"], row["hidden_total"]) == (6, 6)
+    assert report["cases"][0]["verdict"] == "fixed"
+    assert (repo / "tinyproj" / "shapes.py").read_text() == FIXED  # the checkout is untouched
+
+
 def test_repair_without_repos_is_a_clear_error(tmp_path: Path) -> None:
     _repo, fix = make_repo(tmp_path)
     write_case(tmp_path / "cases", "clamp", fix, BUG_PATCH)

@@ -502,8 +502,11 @@ def _solve_real(
         model_call_deadline_s=_settings(config).timeout_s,
         transcript=transcript,
         python=config.python,
-        from_failure=config.from_failure,
     )
+    if config.from_failure:  # given only a failing test
+        from selfdebug.bench.real_from_failure import solve_from_failure
+
+        return solve_from_failure(case, options, backend, cancel)
     return solve_real_case(case, options, backend, cancel)
 
 

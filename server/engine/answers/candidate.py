@@ -15,10 +15,11 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from selfdebug.server.engine.answers.added_prints import strip_added_prints
 from selfdebug.server.engine.answers.edit_blocks import apply_edit_answer
 from selfdebug.server.engine.answers.fences import code_blocks, continued_code, text_outside
 from selfdebug.server.engine.answers.safety import review_candidate
-from selfdebug.server.engine.answers.salvage import salvage_function, strip_added_prints
+from selfdebug.server.engine.answers.salvage import salvage_function
 from selfdebug.server.engine.target import TargetFunction
 
 _BUG_LINE = re.compile(r"^\s*(?:#+\s*)?(?:\*\*)?bug(?:\*\*)?\s*:?\s*(.*)$", re.IGNORECASE)
