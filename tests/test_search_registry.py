@@ -1,11 +1,13 @@
 """The registry of edit classes (issue 37 item 2, issue 50 item 5): every class is one module of
 `server/engine/search/classes/`. One generic test runs every example of every class, the way
 cosmic-ray's operator samples are run: the class makes the real fix from the buggy version.
-Every class shows enough real fixes, and docs/MODES.md lists the registry."""
+Every class shows enough real fixes, and docs/MODES.md's table is the registry's."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,8 +19,8 @@ from selfdebug.server.engine.search.registry import (
     CLASSES,
     MIN_EXAMPLE_COMMITS,
     MIN_EXAMPLE_PROJECTS,
-    markdown_table,
     unproven,
+    with_table,
 )
 
 MODES_MD = Path(__file__).parent.parent / "docs" / "MODES.md"
@@ -62,5 +64,17 @@ def test_every_class_shows_real_fixes_from_several_projects() -> None:
     assert not thin, f"need {MIN_EXAMPLE_COMMITS} commits in {MIN_EXAMPLE_PROJECTS}: {thin}"
 
 
-def test_modes_md_lists_the_registry() -> None:
-    assert markdown_table() in MODES_MD.read_text(encoding="utf-8")
+def test_modes_md_table_is_the_registry() -> None:
+    document = MODES_MD.read_text(encoding="utf-8")
+    assert with_table(document) == document, (
+        "docs/MODES.md's table of edit classes is not the registry's; write it with "
+        "`python -m selfdebug.server.engine.search.registry docs/MODES.md`"
+    )
+
+
+def test_the_registry_command_writes_the_table(tmp_path: Path) -> None:
+    stale = MODES_MD.read_text(encoding="utf-8").replace("| `pair` |", "| `a pair` |")
+    (tmp_path / "MODES.md").write_text(stale, encoding="utf-8")
+    command = [sys.executable, "-m", "selfdebug.server.engine.search.registry", "MODES.md"]
+    subprocess.run(command, cwd=tmp_path, check=True, timeout=60)
+    assert (tmp_path / "MODES.md").read_text(encoding="utf-8") == MODES_MD.read_text("utf-8")
