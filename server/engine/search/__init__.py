@@ -8,8 +8,8 @@ Its parts, in the order a search uses them:
   the real fix commits that show it);
 - the classes: `edits.py` (the `Edit`, `generate_edits` and the expression-level classes),
   `statements.py`, `updates.py`, `raises.py`, `strings.py`, `texts.py`, `pairs.py`;
-- `edit_search.py`: the search itself (candidates judged in batches, survivors ranked);
-- `crosscheck.py`: versions compared on generated inputs;
+- `edit_search.py`: the search itself (localize, the candidate edits, handed to the judge:
+  ../judge/, which runs, ranks and verifies every generator's candidates);
 - `host.py`: the session's uses of the search (the function as it is, a model's near miss, a
   partial fix).
 """
