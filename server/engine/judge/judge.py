@@ -123,8 +123,9 @@ class Judge:
         progress: ProgressFn = nothing,
         started: float | None = None,
     ) -> Judgement:
-        """Every step for `candidates`, in their order (the generator's best first), into
-        `into` (a new Judgement when None). Raises Cancelled when cancelled."""
+        """Every step for `candidates`, run in their order (the generator's best first: the
+        runs stop after a few pass, see `conclude` for the rest), into `into` (a new
+        Judgement when None). Raises Cancelled when cancelled."""
         judgement = Judgement() if into is None else into
         started = time.monotonic() if started is None else started
         edits, refused = self.refuse_overfitting(list(candidates))
