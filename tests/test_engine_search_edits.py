@@ -316,7 +316,8 @@ def test_f_prefix_only_where_every_field_names_a_value_in_scope():
 
 
 def test_lines_that_tie_with_the_last_top_line_are_all_edited():
-    from selfdebug.server.engine.search.edit_search import SearchSettings, candidate_edits
+    from selfdebug.server.engine.judge.context import SearchSettings
+    from selfdebug.server.engine.search.edit_search import candidate_edits
     from selfdebug.server.engine.search.localize import SuspiciousLine
     from selfdebug.server.engine.target import locate
 

@@ -23,6 +23,7 @@ from selfdebug.server.engine import feedback
 from selfdebug.server.engine.answers.answer_form import AnswerForm, choose_answer_form
 from selfdebug.server.engine.evidence import NO_EVIDENCE, Evidence
 from selfdebug.server.engine.history import AttemptLog
+from selfdebug.server.engine.judge.context import Preference, SearchContext
 from selfdebug.server.engine.model_calls.failed_calls import CallFailed, session_stop
 from selfdebug.server.engine.model_calls.model_call import ModelCaller
 from selfdebug.server.engine.model_calls.prompting import (
@@ -50,7 +51,6 @@ from selfdebug.server.engine.overfitting import (
 )
 from selfdebug.server.engine.recorder import Recorder
 from selfdebug.server.engine.search import host as search_host
-from selfdebug.server.engine.search.edit_search import Preference, SearchContext
 from selfdebug.server.engine.session_result import session_result, unlocated_result
 from selfdebug.server.engine.target import (
     TargetFunction,
@@ -72,7 +72,8 @@ from selfdebug.server.engine.types import (
 from selfdebug.server.runner.results import RunResult, nodeid_covers
 
 if TYPE_CHECKING:
-    from selfdebug.server.engine.search.edit_search import SearchStep, VerifiedFix
+    from selfdebug.server.engine.judge.verify import VerifiedFix
+    from selfdebug.server.engine.search.edit_search import SearchStep
     from selfdebug.server.runner import ProjectRunner
 
 
