@@ -44,6 +44,7 @@ from selfdebug.bench.repair_report import (
     render_markdown,
 )
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
+from selfdebug.server.engine.modes import STRATEGIES
 from selfdebug.server.engine.types import MODES
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     from selfdebug.server.backends.settings import BackendSettings
     from selfdebug.server.cancel import CancelToken
 
-DEFAULT_MODES = ",".join(mode for mode in MODES if mode != "auto")  # each mode as it is
+DEFAULT_MODES = ",".join(STRATEGIES)  # each mode as it is (`auto` is a plan of them)
 RESULTS_FILE = "results.jsonl"
 CONFIG_FILE = "config.json"
 VISIBLE_POLICY = (

@@ -26,7 +26,7 @@ from selfdebug.commands.isolation_options import (
 )
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
 from selfdebug.exit_codes import ExitCode
-from selfdebug.server.engine.types import MODES
+from selfdebug.server.engine.types import MODES, Mode
 
 if TYPE_CHECKING:
     from selfdebug.commands.fix_outcome import FixOutcome
@@ -183,10 +183,12 @@ def session_options(args: argparse.Namespace) -> dict[str, Any] | str:
     }
 
 
-def session_backend(args: argparse.Namespace, mode: str) -> Backend:
-    """The model the flags name; none for `search` (no model call, so no model loaded).
-    Raises BackendConfigError for bad settings."""
-    if mode == "search":
+def session_backend(args: argparse.Namespace, mode: Mode) -> Backend:
+    """The model the flags name; none for a mode that makes no model call (`search`: no model
+    loaded). Raises BackendConfigError for bad settings."""
+    from selfdebug.server.engine.modes import strategy_of
+
+    if not strategy_of(mode).uses_model:
         from selfdebug.server.backends.no_model import NoModelBackend
 
         return NoModelBackend()

@@ -26,6 +26,7 @@ from selfdebug.server.engine.evidence import Evidence
 from selfdebug.server.engine.judge.context import Preference, SearchContext, SearchSettings
 from selfdebug.server.engine.judge.partials import partial_holds
 from selfdebug.server.engine.judge.verify import VerifiedFix
+from selfdebug.server.engine.modes import strategy_of
 from selfdebug.server.engine.overfitting import ExpectedValues
 from selfdebug.server.engine.search import edit_search as search
 from selfdebug.server.engine.target import TargetFunction, locate
@@ -139,7 +140,7 @@ def localize_and_search(
     when skipped (a test timed out in the baseline: it would again) or failed in a model mode
     (localization is evidence there, never fatal). `passthrough`: what stops the session."""
     runs = [host.chosen_before, host.wider_before]
-    model_mode = host.request.mode != "search"
+    model_mode = strategy_of(host.request.mode).uses_model
     if model_mode and any(r is not None and r.timed_out for r in runs):
         host.record("localization", skipped="a test timed out in the baseline")
         return None
@@ -164,7 +165,7 @@ def near_miss_fix(
     original but not all (the caller knows it improved), at most NEAR_MISS_SEARCHES a
     session; the fix it finds, or None. A failure leaves the model's turn as it was."""
     request = host.request
-    if request.mode != "auto" or not request.auto_search or run is None:
+    if not strategy_of(request.mode).search_then_model(request) or run is None:
         return None
     if host.near_misses >= NEAR_MISS_SEARCHES or candidate.new_source is None:
         return None
