@@ -101,6 +101,11 @@ def test_each_stage_an_unfixed_case_is_lost_at():
     assert stage(localization(3, 4), judged([OTHER, 3, "comparison", "fails"]))[0] == (
         "not localized"
     )
+    # a transcript from before the `judged` event: how far it got is not known
+    assert stage(ranked, {"event": "search", "tried": 3}) == (
+        "",
+        "ranked; the candidates were not recorded",
+    )
     assert stage(stop_reason="no_tests") == (
         "not localized",
         "no session on the case's function (no_tests)",
@@ -158,7 +163,11 @@ def test_a_real_case_s_versions_come_from_its_fix_commit_and_bug_patch(tmp_path:
     # the walk from a failure: one transcript per session, the case's function's read
     walk = tmp_path / "transcripts" / "search" / "mini__clamp"
     walk.mkdir(parents=True)
-    sessions = {1: session(localization(3), qualname="other"), 2: session(localization(7, 6))}
+    searched = judged([OTHER, 3, "comparison", "fails"])
+    sessions = {
+        1: session(localization(3), qualname="other"),
+        2: session(localization(7), searched),
+    }
     for number, events in sessions.items():
         text = "".join(json.dumps(e) + "\n" for e in events)
         (walk / f"session-{number}.jsonl").write_text(text, encoding="utf-8")

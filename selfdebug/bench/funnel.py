@@ -232,9 +232,10 @@ def case_row(
         row.chosen = best.result == "chosen" and offered
     if outcome.judged == "correct":  # the chosen fix behaves like the upstream one
         row.chosen = row.survived = True
-        row.generated_by = row.generated_by or outcome.fix_source
+        row.generated_by = row.generated_by or outcome.fix_source.replace("search", "edit search")
         row.sample = row.sample or "(same behaviour)"
-    near = sum(g.line in changed for g in generated)
+    recorded = any(e.get("event") in ("judged", "candidate") for e in events)
+    near = sum(g.line in changed for g in generated) if recorded else -1
     row.lost_at, row.why = _stage(row, best, localized, near, sessions, outcome)
     return row
 
@@ -254,6 +255,9 @@ def _stage(
         return "survived but not chosen", why
     if best is not None:
         return "generated but refused by the judge", _WHY.get(best.result, best.result)
+    if sessions and near < 0:  # a transcript from before the judge's `judged` event
+        where = "ranked" if localized else "not among the top ten lines"
+        return "", f"{where}; the candidates were not recorded"
     if localized:
         return "not generated", f"none like it among the {near} candidates at its lines"
     if sessions:
@@ -268,9 +272,6 @@ def _ranked_lines(events: Sequence[Mapping[str, Any]]) -> list[int] | None:
         if event.get("event") == "localization" and event.get("lines"):
             return [int(line["line"]) for line in event["lines"]]
     return None
-
-
-# -- a run's transcripts and cases --------------------------------------------------------------
 
 
 def sessions_of(transcripts: Path, outcome: Outcome, qualname: str) -> list[list[Any]]:
@@ -378,20 +379,18 @@ def funnel_markdown(funnel: Mapping[str, Any]) -> list[str]:
             made = f"{r['generated_by']} / {r['sample']}" if r["generated_by"] else "-"
             lines.append(
                 f"| {r['id']} | {_cell(r['function_rank'])} | {_cell(r['block_rank'])} "
-                f"| {_cell(r['line_rank'])} | {_text(made)} | {_yes(r['survived'])} "
-                f"| {_yes(r['chosen'])} | {r['lost_at'] or '-'} | {_text(r['why']) or '-'} |"
+                f"| {_cell(r['line_rank'])} | {_text(made)} | {_cell(r['survived'])} "
+                f"| {_cell(r['chosen'])} | {r['lost_at'] or '-'} | {_text(r['why']) or '-'} |"
             )
         counts = funnel["counts"].get(mode, {})
         lines += ["", f"{mode}: " + ", ".join(f"{s} {counts.get(s, 0)}" for s in STAGES)]
     return lines
 
 
-def _cell(value: int | None) -> str:
+def _cell(value: int | bool | None) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return "-" if value is None else str(value)
-
-
-def _yes(value: bool | None) -> str:
-    return "-" if value is None else "yes" if value else "no"
 
 
 def _text(text: str) -> str:
