@@ -210,6 +210,11 @@ def test_repair_discovers_the_tests_and_scores_by_the_judge(tmp_path: Path) -> N
     markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "| ut | tiny/clamp |" in markdown and "| yes | fixed | 6/6 |" in markdown
     assert (repo / "tinyproj" / "shapes.py").read_text() == FIXED  # the checkout is untouched
+    # the funnel: the model's rewrite is the upstream fix's program, and it was chosen
+    (funnel,) = report["funnel"]["rows"]
+    assert (funnel["generated_by"], funnel["sample"]) == ("model rewrite", "turn 1, sample 1")
+    assert funnel["lost_at"] == "chosen" and funnel["function_rank"] == 1
+    assert "| tiny/clamp | 1 | " in markdown and "ut: not localized 0, " in markdown
 
 
 def test_repair_from_a_failing_test_ranks_repairs_and_scores_by_the_judge(tmp_path: Path) -> None:
@@ -236,6 +241,13 @@ def test_repair_from_a_failing_test_ranks_repairs_and_scores_by_the_judge(tmp_pa
     assert (row["hidden_passed"], row["hidden_total"]) == (6, 6)
     assert report["cases"][0]["verdict"] == "fixed"
     assert (repo / "tinyproj" / "shapes.py").read_text() == FIXED  # the checkout is untouched
+    # each session of the walk keeps its transcript; the funnel reads the case's method's
+    sessions = tmp_path / "out" / "transcripts" / "search" / "tiny__clamp"
+    assert [p.name for p in sessions.iterdir()] == ["session-1.jsonl"]
+    (funnel,) = report["funnel"]["rows"]
+    assert (funnel["function_rank"], funnel["line_rank"], funnel["fix_line"]) == (1, 1, 10)
+    assert funnel["generated_by"] == "edit search" and funnel["survived"]
+    assert funnel["lost_at"] == "chosen"
 
 
 def test_repair_without_repos_is_a_clear_error(tmp_path: Path) -> None:

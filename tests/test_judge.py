@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from selfdebug.server.cancel import CancelToken
+from selfdebug.server.engine.answers.candidate import program_hash
 from selfdebug.server.engine.evidence import Evidence
 from selfdebug.server.engine.judge.context import SearchContext
 from selfdebug.server.engine.judge.judge import Judge
@@ -120,4 +121,15 @@ def test_candidates_of_two_generators_are_ranked_guarded_and_the_winner_verified
     assert judgement.fix.wider_run is not None and judgement.fix.wider_run.all_passed
     assert judgement.fix.candidate.explanation == f"edit search: line 4: `<` -> `<=`; {agreement}"
     assert [name for name, _ in events] == ["search", "crosscheck", "survivors_judged",
-                                            "search_verify"]  # fmt: skip
+                                            "search_verify", "judged"]  # fmt: skip
+    # what the benchmark's funnel reads: each candidate's program, line, maker and fate
+    (judged,) = [fields for name, fields in events if name == "judged"]
+    assert judged["candidates"] == [
+        [program_hash(wrong.code), BUG_LINE, wrong.origin, "fails"],
+        [program_hash(breaks_wider.code), BUG_LINE, breaks_wider.origin, "breaks wider"],
+        [program_hash(same.code), BUG_LINE, same.origin, "survived"],
+        [program_hash(search_fix.code), BUG_LINE, search_fix.edit_class, "chosen"],
+    ]
+    # one program, whatever its spelling: the hash the funnel compares with the upstream fix's
+    assert program_hash(search_fix.code) == program_hash("# a comment\n" + search_fix.code)
+    assert program_hash(search_fix.code) != program_hash(same.code)

@@ -11,6 +11,7 @@ case's function ranked and which function the fix changed.
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import time
 from pathlib import Path
@@ -71,7 +72,13 @@ def solve_from_failure(
                 outcome.suspect_rank = rank_of(wanted, found.suspects)
                 outcome.discovery_note = found.error or "\n".join(found.table(5))
 
+                sessions = 0
+
                 def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
+                    nonlocal sessions
+                    sessions += 1  # each its own transcript: bench/funnel.py reads them all
+                    path = session_transcript(options.transcript, sessions)
+                    request = dataclasses.replace(request, transcript_path=path)
                     return run_session(request, backend, runner=runner, cancel=cancel)
 
                 attempts = repair(walk, WalkHooks(run), held(runner))
@@ -105,3 +112,11 @@ def solve_from_failure(
                 outcome.verdict = "plausible"
                 outcome.verdict_how = f"changes {shown.functions()}; {outcome.verdict_how}"
     return outcome
+
+
+def session_transcript(transcript: Path | None, number: int) -> Path | None:
+    """The walk's `number`th session's transcript: `CASE/session-N.jsonl` beside the case's
+    `CASE.jsonl` (one file for every session would keep only the last one's)."""
+    if transcript is None:
+        return None
+    return transcript.with_suffix("") / f"session-{number}.jsonl"

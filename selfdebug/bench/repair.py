@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from selfdebug.bench.datasets import DatasetError, Problem, load_problems, select_problems
+from selfdebug.bench.funnel import funnel_report
 from selfdebug.bench.judge import WRONG, judge_problem
 from selfdebug.bench.project_env import DEFAULT_ENV_CACHE
 from selfdebug.bench.real_cases import (
@@ -366,15 +367,26 @@ def run_repair(
         for (mode, pid), o in load_outcomes(config.out).items()
         if pid in selected_ids and mode in config.modes
     ]
-    return write_report(config.out, outcomes, config.modes, record, len(problems))
+    n = len(problems)
+    return write_report(config.out, outcomes, config.modes, record, n, problems, config.repos)
 
 
 def write_report(
-    out: Path, outcomes: list[ProblemOutcome], modes: list[str], record: dict[str, Any], n: int
+    out: Path,
+    outcomes: list[ProblemOutcome],
+    modes: list[str],
+    record: dict[str, Any],
+    n: int,
+    cases: list[Case] | None = None,
+    repos: Path | None = None,
 ) -> dict[str, Any]:
-    """report.json, report.md and the plot in `out`, for `outcomes` of `n` problems."""
+    """report.json, report.md and the plot in `out`, for `outcomes` of `n` problems; with
+    `cases` (and `repos` for the real ones), each one's repair funnel (funnel.py) from the
+    transcripts in `out`."""
     report = build_report(outcomes, modes, record)
     report["coverage"] = {"done": len(outcomes), "planned": n * len(modes)}
+    if cases:
+        report["funnel"] = funnel_report(outcomes, cases, out / "transcripts", repos)
     try:
         plot_fixes_by_turn(report, out / PLOT_FILE)
         report["plot"] = PLOT_FILE  # beside the report: no path of this machine in it

@@ -10,6 +10,7 @@ rebinding refused; newly used process, network, file and dynamic-code APIs flagg
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 import textwrap
 from collections.abc import Callable
@@ -261,6 +262,12 @@ def program_key(code: str) -> str:
 
 def same_code(a: str, b: str) -> bool:
     return program_key(a) == program_key(b)
+
+
+def program_hash(code: str) -> str:
+    """A short name of `code`'s program (`program_key`): what a transcript records of each
+    candidate, so that a reader can tell which one is the upstream fix without its text."""
+    return hashlib.sha1(program_key(code).encode("utf-8")).hexdigest()[:12]
 
 
 def count_print_calls(code: str) -> int:

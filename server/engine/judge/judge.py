@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from selfdebug.server.cancel import Cancelled
+from selfdebug.server.engine.answers.candidate import program_hash
 from selfdebug.server.engine.judge.batches import Evaluation, Judging, SearchStop, evaluate
 from selfdebug.server.engine.judge.context import ProgressFn, SearchContext, nothing
 from selfdebug.server.engine.judge.crosscheck import CrossCheck
@@ -260,11 +261,36 @@ def conclude(
             edits=[s.edit.describe() for s in step.ambiguous[:10]],
             separation=verdict.separation,
         )
-        return
-    for survivor in verdict.chosen[:3]:
-        step.fix = verify(context, survivor.edit, verdict.notes(survivor))
-        if step.fix is not None:
-            break
+    else:
+        for survivor in verdict.chosen[:3]:
+            step.fix = verify(context, survivor.edit, verdict.notes(survivor))
+            if step.fix is not None:
+                break
+    _record_judged(context, step, edits, judged)
+
+
+def _record_judged(
+    context: SearchContext, step: Judgement, edits: Sequence[Edit], judged: Evaluation
+) -> None:
+    """Every candidate as the judge left it, for the benchmark's funnel (bench/funnel.py):
+    its program's hash (`program_hash`, not its code: one short line each), its line, who
+    made it (the model's sample, else the edit class), and "untried" (the runs stopped
+    before it), "fails" (a chosen test), "breaks wider" (a wider test that passed before),
+    "survived" or "chosen" (the verified fix)."""
+    survived = {id(s.edit): s.breaks_wider for s in step.search.survivors} if step.search else {}
+    chosen = step.fix.candidate.code if step.fix is not None else None
+    rows = []
+    for index, edit in enumerate(edits):
+        if index not in judged.verdicts:
+            result = "untried"
+        elif id(edit) not in survived:
+            result = "fails"
+        elif survived[id(edit)]:
+            result = "breaks wider"
+        else:
+            result = "chosen" if edit.code == chosen else "survived"
+        rows.append([program_hash(edit.code), edit.line, edit.origin or edit.edit_class, result])
+    context.event("judged", candidates=rows)
 
 
 def _survivors(
@@ -317,12 +343,15 @@ def refuse_overfitting(context: SearchContext, edits: list[Edit]) -> tuple[list[
     writes a failing test's expected value into the code is an overfit however it scores."""
     kept: list[Edit] = []
     refused: list[str] = []
+    hashes: list[list[object]] = []
     for edit in edits:
         why = context.expected_values.refusal(edit.code, context.target.code)
         if why:
             refused.append(f"{edit.describe()}: {why}")
+            hashes.append([program_hash(edit.code), edit.line, edit.origin or edit.edit_class])
         else:
             kept.append(edit)
-    if refused:
-        context.event("search_refused", count=len(refused), edits=refused[:10])
+    if refused:  # `candidates` as `judged` names them (the benchmark's funnel)
+        context.event("search_refused", count=len(refused), edits=refused[:10],
+                      candidates=hashes)  # fmt: skip
     return kept, refused
