@@ -11,7 +11,7 @@ import pytest
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.answers.candidate import program_hash
 from selfdebug.server.engine.evidence import Evidence
-from selfdebug.server.engine.judge.context import SearchContext
+from selfdebug.server.engine.judge.context import SearchContext, SearchSettings
 from selfdebug.server.engine.judge.judge import Judge
 from selfdebug.server.engine.search.edits import Edit, generate_edits
 from selfdebug.server.engine.target import locate
@@ -98,6 +98,7 @@ def test_candidates_of_two_generators_are_ranked_guarded_and_the_winner_verified
             deadline=None,
             run_tests=lambda ids, text, _label: runner.run(ids, overrides={file: text}),
             event=lambda name, **fields: events.append((name, fields)),
+            settings=SearchSettings(record_candidates=True),  # as the benchmark asks
         )
         # the model's candidates first: the judge's ranking, not the order given, decides
         judgement = Judge(context).judge([wrong, breaks_wider, same, search_fix])

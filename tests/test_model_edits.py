@@ -226,6 +226,7 @@ def _request(root: Path, transcript: Path, **extra) -> DebugRequest:
         max_turns=0,
         transcript_path=transcript,
         generated_inputs=0,
+        record_candidates=True,  # the benchmark's funnel reads them
     )
     return DebugRequest(**{**fields, **extra})
 

@@ -56,6 +56,7 @@ class RealRunOptions:
             "model_stall_s": self.model_stall_s,
             "model_call_deadline_s": self.model_call_deadline_s,
             "transcript_path": self.transcript,
+            "record_candidates": True,  # the funnel (funnel.py) reads them
         }
 
 

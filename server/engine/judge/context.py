@@ -34,6 +34,7 @@ class SearchSettings:
     generated_inputs: int = 200
     min_candidate_timeout_s: float = 0.5  # per candidate, all its tests together
     max_candidate_timeout_s: float = 5.0
+    record_candidates: bool = False  # DebugRequest.record_candidates
 
 
 # survivors the tests cannot tell apart -> the one to propose and why (SearchContext.prefer)

@@ -266,7 +266,8 @@ def conclude(
             step.fix = verify(context, survivor.edit, verdict.notes(survivor))
             if step.fix is not None:
                 break
-    _record_judged(context, step, edits, judged)
+    if context.settings.record_candidates:
+        _record_judged(context, step, edits, judged)
 
 
 def _record_judged(
@@ -348,7 +349,8 @@ def refuse_overfitting(context: SearchContext, edits: list[Edit]) -> tuple[list[
         why = context.expected_values.refusal(edit.code, context.target.code)
         if why:
             refused.append(f"{edit.describe()}: {why}")
-            hashes.append([program_hash(edit.code), edit.line, edit.origin or edit.edit_class])
+            if context.settings.record_candidates:
+                hashes.append([program_hash(edit.code), edit.line, edit.origin or edit.edit_class])
         else:
             kept.append(edit)
     if refused:  # `candidates` as `judged` names them (the benchmark's funnel)

@@ -113,6 +113,7 @@ def context_for(
             max_edits=request.max_edits,
             crosscheck=request.generated_inputs > 0,
             generated_inputs=request.generated_inputs,
+            record_candidates=request.record_candidates,
         ),
         first_lines=first_lines or [],
         found_on=found_on,
