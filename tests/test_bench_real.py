@@ -210,6 +210,44 @@ def test_repair_discovers_the_tests_and_scores_by_the_judge(tmp_path: Path) -> N
     markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "| ut | tiny/clamp |" in markdown and "| yes | fixed | 6/6 |" in markdown
     assert (repo / "tinyproj" / "shapes.py").read_text() == FIXED  # the checkout is untouched
+    # the funnel: the model's rewrite is the upstream fix's program, and it was chosen
+    (funnel,) = report["funnel"]["rows"]
+    assert (funnel["generated_by"], funnel["sample"]) == ("model rewrite", "turn 1, sample 1")
+    assert funnel["lost_at"] == "chosen" and funnel["function_rank"] == 1
+    assert "| tiny/clamp | 1 | " in markdown and "ut: not localized 0, " in markdown
+
+
+def test_repair_from_a_failing_test_ranks_repairs_and_scores_by_the_judge(tmp_path: Path) -> None:
+    """The from-failure form (real_from_failure.py): only the first failing judge test is
+    given; the walk (engine/from_failure.py) ranks the case's method first, the edit search
+    repairs it, and the fix is scored by the judge files."""
+    repo, fix = make_repo(tmp_path)
+    write_case(tmp_path / "cases", "clamp", fix, BUG_PATCH)
+    config = RepairConfig(
+        datasets=[tmp_path / "cases"],
+        out=tmp_path / "out",
+        modes=["search"],
+        repos=repo.parent,
+        python=Path(sys.executable),
+        from_failure=True,
+    )
+
+    report = run_repair(config, show_progress=False)
+
+    (row,) = [json.loads(line) for line in (tmp_path / "out" / RESULTS_FILE).open()]
+    assert row["from_failure_test"].startswith("tests/test_shapes.py::") and row["real"]
+    assert row["suspect_rank"] == 1 and row["evidence_rank"] == 1
+    assert row["repaired"] == "tinyproj/shapes.py::Box.clamp" and row["suspects_tried"] == 1
+    assert (row["hidden_passed"], row["hidden_total"]) == (6, 6)
+    assert report["cases"][0]["verdict"] == "fixed"
+    assert (repo / "tinyproj" / "shapes.py").read_text() == FIXED  # the checkout is untouched
+    # each session of the walk keeps its transcript; the funnel reads the case's method's
+    sessions = tmp_path / "out" / "transcripts" / "search" / "tiny__clamp"
+    assert [p.name for p in sessions.iterdir()] == ["session-1.jsonl"]
+    (funnel,) = report["funnel"]["rows"]
+    assert (funnel["function_rank"], funnel["line_rank"], funnel["fix_line"]) == (1, 1, 10)
+    assert funnel["generated_by"] == "edit search" and funnel["survived"]
+    assert funnel["lost_at"] == "chosen"
 
 
 def test_repair_without_repos_is_a_clear_error(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from selfdebug.commands.fix import evidence_line, report
+from selfdebug.commands.fix_report import evidence_line, report
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.transcript import read_transcript

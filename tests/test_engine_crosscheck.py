@@ -14,7 +14,7 @@ from helpers.sumproj import prompt_text
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
-from selfdebug.server.engine.search.crosscheck import CrossCheck
+from selfdebug.server.engine.judge.crosscheck import CrossCheck
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 from selfdebug.server.runner.search_runner import CandidateCode, SearchRunner

@@ -12,8 +12,9 @@ from helpers.sumproj import prompt_text
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.clipping import clip_middle
 from selfdebug.server.engine.evidence import Evidence, FailingTest
-from selfdebug.server.engine.feedback import clip_middle, describe_failure, describe_failures
+from selfdebug.server.engine.feedback import describe_failure, describe_failures
 from selfdebug.server.engine.model_calls.context_fit import fit_prompt
 from selfdebug.server.engine.model_calls.prompting import PromptLibrary, PromptVars
 from selfdebug.server.engine.target import locate
@@ -255,7 +256,8 @@ def test_one_lookup_finds_tests_and_targets_inside_blocks(tmp_path):
     """The engine, the instrumenter and discovery share one definition lookup: a test or method
     defined under `if`/`try` (as pytest collects it) is found by all of them."""
     from selfdebug.instrument import locate_function
-    from selfdebug.server.engine.feedback import parameters_of, source_of_test
+    from selfdebug.server.engine.feedback import source_of_test
+    from selfdebug.server.engine.parametrized_case import parameters_of
 
     source = (
         "import sys\n"

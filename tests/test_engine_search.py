@@ -20,12 +20,8 @@ from lsprotocol.types import DiagnosticSeverity
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import DebugRequest, run_session
-from selfdebug.server.engine.search.edit_search import (
-    Survivor,
-    behaviour_key,
-    localize,
-    simplest_first,
-)
+from selfdebug.server.engine.judge.survivors import Survivor, behaviour_key, simplest_first
+from selfdebug.server.engine.search.edit_search import localize
 from selfdebug.server.engine.search.edits import generate_edits
 from selfdebug.server.engine.search.localize import SuspiciousLine, rank_lines
 from selfdebug.server.engine.target import locate

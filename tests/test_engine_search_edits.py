@@ -316,7 +316,8 @@ def test_f_prefix_only_where_every_field_names_a_value_in_scope():
 
 
 def test_lines_that_tie_with_the_last_top_line_are_all_edited():
-    from selfdebug.server.engine.search.edit_search import SearchSettings, candidate_edits
+    from selfdebug.server.engine.judge.context import SearchSettings
+    from selfdebug.server.engine.search.edit_search import candidate_edits
     from selfdebug.server.engine.search.localize import SuspiciousLine
     from selfdebug.server.engine.target import locate
 
@@ -417,9 +418,9 @@ def test_a_failing_tests_type_error_calls_for_a_converted_value():
 
 
 def test_the_same_edit_is_made_at_every_place_of_the_body_that_writes_the_text():
-    """`same-edit-everywhere` (everywhere.py): a literal returned on two paths changes at both;
-    a name is not matched inside another name or after a dot, an attribute only after one; the
-    header's parameters stay."""
+    """`same-edit-everywhere` (classes/same_edit_everywhere.py): a literal returned on two paths
+    changes at both; a name is not matched inside another name or after a dot, an attribute
+    only after one; the header's parameters stay."""
     code = (
         "def f(size, sizes):\n    if size < 0:\n        return ' '\n    n = sizes.get(size, '')\n"
         "    return ' ' + str(n) + x.size\n"

@@ -136,7 +136,7 @@ def test_the_models_local_edits_start_from_the_partial_edit(tmp_path, runner_for
 
 
 def test_a_partial_edit_must_fix_some_failing_tests_and_break_none():
-    from selfdebug.server.engine.search.edit_search import rank_partials
+    from selfdebug.server.engine.judge.partials import rank_partials
     from selfdebug.server.engine.search.edits import generate_edits
     from selfdebug.server.runner.search_runner import Verdict
 

@@ -133,7 +133,7 @@ def test_fix_that_cannot_be_written_exits_4_with_the_reason_and_the_diff(project
 def test_fix_of_a_file_changed_during_the_session_exits_4(project, monkeypatch, capsys):
     """Changing the file while a session runs cannot be timed from outside: `deliver` is given
     the text read before a real session, and the file on disk has changed since."""
-    from selfdebug.commands.fix import deliver
+    from selfdebug.commands.fix_delivery import deliver
     from selfdebug.server.backends.no_model import NoModelBackend
     from selfdebug.server.engine import build_request, run_session
 

@@ -71,3 +71,22 @@ def test_a_big_text_read_in_chunks_gives_the_same_tree():
     source = module(2_000).encode()
     assert len(source) > 4 * READ_CHUNK
     assert str(parse_tree(source).root_node) == str(parser().parse(source).root_node)
+
+
+async def test_a_big_message_is_read_exactly(start):  # noqa: F811
+    """A 1 MB document (decoded in slices, read by the input thread in one buffer) with
+    escapes, quotes and characters beyond the BMP on every line: the last function is where the
+    editor says it is."""
+    ws = await start()
+    functions = 18_000
+    text = "".join(
+        f'def helper_{i}(a):\n    return a + "é\\t\\"😀\\\\n" + {i!r}\n\n\n'
+        for i in range(functions)
+    )
+    assert 1_000_000 < len(text.encode("utf-8")) < 2_000_000  # over a slice, under the limit
+    (ws.project / "wide.py").write_text(text, encoding="utf-8")
+    wide = ws.open("wide.py")
+    last = 4 * (functions - 1)
+    assert (
+        commands_of(await ws.actions(wide, last, 6))[0][0] == f"Self-debug `helper_{functions - 1}`"
+    )

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from helpers.count_project import write_count_project
 
+from selfdebug.bench.funnel import read_generated
 from selfdebug.server.backends.base import CompletionRequest, InfillUnsupported
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import DebugRequest, run_session
-from selfdebug.server.engine.answers.candidate import program_key
+from selfdebug.server.engine.answers.candidate import program_hash, program_key
 from selfdebug.server.engine.evidence import Evidence
 from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_comments
 from selfdebug.server.engine.model_edits.holes import Hole, holes_at
@@ -225,6 +226,7 @@ def _request(root: Path, transcript: Path, **extra) -> DebugRequest:
         max_turns=0,
         transcript_path=transcript,
         generated_inputs=0,
+        record_candidates=True,  # the benchmark's funnel reads them
     )
     return DebugRequest(**{**fields, **extra})
 
@@ -261,6 +263,23 @@ def test_a_sampled_hole_that_passes_is_judged_like_a_search_edit_and_proposed(tm
     assert events["model_edits"]["samples"] >= 4 and events["model_edits"]["candidates"] >= 3
     assert (tmp_path / "p" / "stats.py").read_text(encoding="utf-8") == MEAN  # untouched
     assert result.model_calls == len(backend.requests)
+    # the benchmark's funnel finds the proposed program among the judged, with its sample
+    made = read_generated(read_transcript(transcript))
+    (chosen,) = [g for g in made if g.result == "chosen"]
+    assert chosen.key == program_hash(result.fixed_function)
+    assert (chosen.generator, chosen.sample) == ("model local edit", "sample 3 of 4")
+    assert {g.result for g in made} >= {"fails", "breaks wider"}
+
+
+def test_a_sample_that_writes_the_expected_value_in_is_named_as_refused(tmp_path):
+    root = _mean_project(tmp_path / "p")
+    transcript = tmp_path / "t.jsonl"
+    backend = ScriptedBackend(["return 3", "return total / len(xs)"], prompt_form="completion")
+    result = run_session(_request(root, transcript, model_edit_samples=2), backend)
+    assert result.success, result.error
+    refused = [g for g in read_generated(read_transcript(transcript)) if g.result == "refused"]
+    overfit = "def mean(xs):\n    total = sum(xs)\n    return 3\n"
+    assert [(g.key, g.sample) for g in refused] == [(program_hash(overfit), "sample 1 of 2")]
 
 
 def test_the_greedy_answer_is_judged_when_the_budget_ends_while_sampling(tmp_path):

@@ -3,7 +3,8 @@ rank a branch's body, the fix is often in the condition that chose the branch.""
 
 from __future__ import annotations
 
-from selfdebug.server.engine.search.edit_search import SearchSettings, candidate_edits
+from selfdebug.server.engine.judge.context import SearchSettings
+from selfdebug.server.engine.search.edit_search import candidate_edits
 from selfdebug.server.engine.search.localize import SuspiciousLine
 from selfdebug.server.engine.search.predicates import with_guarding_conditions
 from selfdebug.server.engine.target import locate

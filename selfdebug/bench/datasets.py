@@ -155,6 +155,7 @@ class ProblemProject:
         from selfdebug.server.engine.request import new_request
 
         request = new_request(self.module, problem.entry_point, self.root, self.visible_test_ids)
+        options.setdefault("record_candidates", True)  # the funnel (funnel.py) reads them
         return dataclasses.replace(request, mode=mode, **options)  # type: ignore[arg-type]
 
 

@@ -3,8 +3,9 @@
 The case's project is copied to a temporary folder and run with this interpreter (the projects
 need only pytest). The session is given only the failing test, as "Self-debug this failure" and
 `selfdebug fix --test NODEID` are: the project's functions are ranked for its failure and the top
-suspects repaired in order (`fix_from_failure`, the one call into that walk). The proposed files
-are then written into a fresh copy with the hidden check beside the visible tests, and scored:
+suspects repaired in order (`fix_from_failure`: the engine's one walk, from_failure.py). The
+proposed files are then written into a fresh copy with the hidden check beside the visible
+tests, and scored:
 - correct: every visible test and the hidden check pass;
 - plausible: every visible test passes, the hidden check fails (its first failing test is kept);
 - wrong: a visible test fails (or the tests cannot run).
@@ -19,7 +20,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,24 +30,9 @@ if TYPE_CHECKING:
     from selfdebug.bench.repair import RepairConfig
     from selfdebug.server.backends.base import Backend
     from selfdebug.server.cancel import CancelToken
-    from selfdebug.server.engine.suspects.localize import FailureLocalization
-    from selfdebug.server.engine.suspects.repair import SuspectAttempt
+    from selfdebug.server.engine.from_failure import FailureWalk
+    from selfdebug.server.engine.types import DebugRequest, DebugResult
     from selfdebug.server.runner import ProjectRunner, RunnerSettings
-
-
-@dataclass
-class FailureWalk:
-    """What a walk from a failing test came to: the ranking, and each suspect's session."""
-
-    found: FailureLocalization
-    attempts: list[SuspectAttempt] = field(default_factory=list)
-    localize_seconds: float = 0.0
-
-    @property
-    def shown(self) -> SuspectAttempt | None:
-        from selfdebug.server.engine.suspects.repair import reported
-
-        return reported(self.attempts)
 
 
 def fix_from_failure(
@@ -60,49 +45,25 @@ def fix_from_failure(
     settings: RunnerSettings,
     budget_s: float | None,
     request_fields: Mapping[str, Any],
-) -> FailureWalk:
-    """The walk `selfdebug fix --test NODEID` runs (commands/fix_failure.py): localize the
-    failure, repair the top suspects under one budget, refuse a fix that breaks its function's
-    own tests. The one place this set calls that walk, to repoint when it becomes one module."""
+) -> tuple[FailureWalk, float]:
+    """The walk `selfdebug fix --test NODEID` runs (engine/from_failure.py), and the seconds
+    its ranking took: localize the failure, repair the top suspects under one budget, refuse a
+    fix that breaks its function's own tests."""
     from selfdebug.server.engine import run_session
-    from selfdebug.server.engine.request import build_request
-    from selfdebug.server.engine.suspects.localize import localize_failure
-    from selfdebug.server.engine.suspects.repair import (
-        FAILURE_BUDGET_S,
-        failing_tests_for,
-        own_tests_refusal,
-        repair_suspects,
-    )
-    from selfdebug.server.engine.types import DebugRequest, DebugResult
+    from selfdebug.server.engine.from_failure import FailureJob, WalkHooks, held, localize, repair
 
+    session = {"cwd": root, "runner_settings": settings, **request_fields}
+    job = FailureJob(root, tuple(tests), session, budget_s=budget_s)
     started = time.monotonic()
-    found = localize_failure(runner, root, tests, cancel=cancel)
-    walk = FailureWalk(found, localize_seconds=round(time.monotonic() - started, 3))
-    if found.error or not found.suspects:
-        return walk
+    walk = localize(job, held(runner), cancel)
+    localize_seconds = round(time.monotonic() - started, 3)
+    if not walk.found.error and walk.found.suspects:
 
-    def build(suspect: Any) -> DebugRequest:
-        return build_request(
-            root / suspect.file,
-            suspect.qualname,
-            tests=failing_tests_for(found, suspect),
-            project_root=root,
-            cwd=root,
-            runner_settings=settings,
-            **request_fields,
-        )
+        def run(_suspect: Any, request: DebugRequest) -> DebugResult:
+            return run_session(request, backend, runner=runner, cancel=cancel)
 
-    def run(_suspect: Any, request: DebugRequest) -> DebugResult:
-        return run_session(request, backend, runner=runner, cancel=cancel)
-
-    walk.attempts = repair_suspects(
-        found,
-        build,
-        run,
-        budget_s=budget_s if budget_s is not None else FAILURE_BUDGET_S,
-        vet=lambda attempt: own_tests_refusal(attempt, runner, root),
-    )
-    return walk
+        repair(walk, WalkHooks(run), held(runner))
+    return walk, localize_seconds
 
 
 def runner_settings(test_timeout_s: float) -> RunnerSettings:
@@ -149,14 +110,14 @@ def solve_everyday(
         runner = ProjectRunner(work, settings)
         started = time.monotonic()
         try:
-            walk = fix_from_failure(
+            walk, localize_seconds = fix_from_failure(
                 work, [case.failing_test], runner, backend, cancel, settings=settings,
                 budget_s=config.session_timeout_s, request_fields=fields,
             )  # fmt: skip
         finally:
             runner.close()
         outcome.wall_seconds = round(time.monotonic() - started, 3)
-        outcome.discovery_seconds = walk.localize_seconds
+        outcome.discovery_seconds = localize_seconds
         found = walk.found
         outcome.suspect_rank = rank_of(case.function, found.suspects)
         after = ranked_by_evidence(found.suspects, walk.attempts)

@@ -33,7 +33,7 @@ from selfdebug.bench.real_cases import (
 from selfdebug.bench.repair_report import ranks_within
 
 if TYPE_CHECKING:
-    from selfdebug.server.engine.suspects.localize import FailureLocalization
+    from selfdebug.server.engine.from_failure import FailureWalk
     from selfdebug.server.engine.suspects.rank import Suspect
     from selfdebug.server.engine.types import DebugRequest, DebugResult
     from selfdebug.server.runner import ProjectRunner
@@ -62,7 +62,7 @@ def rank_case(
 ) -> CaseRank:
     from selfdebug.bench.project_env import ensure_environment, hold
     from selfdebug.bench.real_check import run_judge
-    from selfdebug.server.engine.suspects.localize import localize_failure
+    from selfdebug.server.engine.from_failure import FailureJob, held, localize
     from selfdebug.server.engine.suspects.rank import rank_of
     from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
@@ -82,10 +82,15 @@ def rank_case(
                 settings = RunnerSettings(interpreter=str(own), test_timeout_s=test_timeout_s)
                 runner = ProjectRunner(buggy, settings)
                 wanted = f"{case.path}::{case.qualname}"
+                # the search's sessions as a walk of the search alone (no model)
+                session = {"cwd": buggy, "mode": "search"}
+                job = FailureJob(buggy, (failing[0],), session, model_suspects=0,
+                                 localize_timeout_s=900.0)  # fmt: skip
                 try:
-                    found = localize_failure(runner, buggy, [failing[0]], timeout_s=900.0)
+                    walk = localize(job, held(runner))
+                    found = walk.found
                     if search and found.suspects:
-                        ranked.evidence_rank = _rank_after_search(found, buggy, runner, wanted)
+                        ranked.evidence_rank = _rank_after_search(walk, runner, wanted)
                 finally:
                     runner.close()
         ranked.problem = found.error
@@ -99,39 +104,20 @@ def rank_case(
     return ranked
 
 
-def _rank_after_search(
-    found: FailureLocalization, root: Path, runner: ProjectRunner, wanted: str
-) -> int | None:
-    """The walk's edit-search stage on `found`'s top suspects (no model; a fix that breaks its
+def _rank_after_search(walk: FailureWalk, runner: ProjectRunner, wanted: str) -> int | None:
+    """The walk's edit-search stage on the top suspects (no model; a fix that breaks its
     function's own tests refused, as the walk does), then where `wanted` ranks once the
     suspects where its edits made failing tests pass go first."""
     from selfdebug.server.backends.no_model import NoModelBackend
     from selfdebug.server.engine import run_session
-    from selfdebug.server.engine.request import build_request
+    from selfdebug.server.engine.from_failure import WalkHooks, held, repair
     from selfdebug.server.engine.suspects.rank import rank_of
-    from selfdebug.server.engine.suspects.repair import (
-        failing_tests_for,
-        own_tests_refusal,
-        ranked_by_evidence,
-        repair_suspects,
-    )
-
-    def build(suspect: Suspect) -> DebugRequest:
-        tests = failing_tests_for(found, suspect)
-        return build_request(root / suspect.file, suspect.qualname, tests=tests,
-                             project_root=root, cwd=root, mode="search")  # fmt: skip
 
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
         return run_session(request, NoModelBackend(), runner=runner)
 
-    attempts = repair_suspects(
-        found,
-        build,
-        run,
-        model_tried=0,
-        vet=lambda attempt: own_tests_refusal(attempt, runner, root),
-    )
-    return rank_of(wanted, ranked_by_evidence(found.suspects, attempts))
+    repair(walk, WalkHooks(run), held(runner))
+    return rank_of(wanted, walk.ranked_after())
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -3,24 +3,31 @@ as a user who runs `selfdebug fix --test NODEID` is.
 
 In a fresh clone with the bug and the project's own environment: the judge files run once to
 find the case's failing tests, and the first is all the session is told. The project's functions
-are ranked for its failure (engine/suspects/), the top suspects repaired in order under one
-time budget (suspects/repair.py), and the fix scored like a function-given one (the judge
-files, then the strict verdict against the upstream fix). The outcome also says where the
+are ranked for its failure, the top suspects repaired in order under one time budget (the
+walk: engine/from_failure.py), and the fix scored like a function-given one (the judge files,
+then the strict verdict against the upstream fix). The outcome also says where the
 case's function ranked and which function the fix changed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from selfdebug.bench.real_cases import RealCase, clone_case
+from selfdebug.bench.real_repair import (
+    RealRunOptions,
+    copy_result,
+    environment,
+    runner_settings,
+    score_result,
+)
 from selfdebug.bench.repair_report import ProblemOutcome
 
 if TYPE_CHECKING:
-    from selfdebug.bench.real_repair import RealRunOptions
     from selfdebug.server.backends.base import Backend
     from selfdebug.server.cancel import CancelToken
     from selfdebug.server.engine.suspects.rank import Suspect
@@ -32,18 +39,9 @@ def solve_from_failure(
 ) -> ProblemOutcome:
     """Clone, install, find the failing test, localize, repair the suspects, score."""
     from selfdebug.bench.real_check import run_judge
-    from selfdebug.bench.real_repair import copy_result, environment, runner_settings, score_result
-    from selfdebug.server.engine.request import build_request
-    from selfdebug.server.engine.suspects.localize import localize_failure
+    from selfdebug.server.engine import run_session
+    from selfdebug.server.engine.from_failure import FailureJob, WalkHooks, held, localize, repair
     from selfdebug.server.engine.suspects.rank import rank_of
-    from selfdebug.server.engine.suspects.repair import (
-        FAILURE_BUDGET_S,
-        failing_tests_for,
-        own_tests_refusal,
-        ranked_by_evidence,
-        repair_suspects,
-        reported,
-    )
     from selfdebug.server.runner import ProjectRunner
 
     outcome = ProblemOutcome(mode=options.mode, id=case.id, source=case.source, real=True)
@@ -59,47 +57,37 @@ def solve_from_failure(
                 outcome.discovery_note = "no judge test fails with the bug"
                 return outcome
             outcome.from_failure_test = failing[0]
+            session = {"cwd": work, "runner_settings": settings, **options.session_fields()}
+            # the bench's session timeout, when given, is the walk's one budget
+            job = FailureJob(
+                work, (failing[0],), session, budget_s=options.session_timeout_s or None
+            )
             started = time.monotonic()
             runner = ProjectRunner(work, settings)
             try:
-                found = localize_failure(runner, work, [failing[0]], cancel=cancel)
+                walk = localize(job, held(runner), cancel)
+                found = walk.found
                 outcome.discovery_seconds = round(time.monotonic() - started, 3)
                 wanted = f"{case.path}::{case.qualname}"
                 outcome.suspect_rank = rank_of(wanted, found.suspects)
                 outcome.discovery_note = found.error or "\n".join(found.table(5))
 
-                def build(suspect: Suspect) -> DebugRequest:
-                    return build_request(
-                        work / suspect.file,
-                        suspect.qualname,
-                        tests=failing_tests_for(found, suspect),
-                        project_root=work,
-                        cwd=work,
-                        runner_settings=settings,
-                        **options.session_fields(),
-                    )
+                sessions = 0
 
                 def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
-                    from selfdebug.server.engine import run_session
-
+                    nonlocal sessions
+                    sessions += 1  # each its own transcript: bench/funnel.py reads them all
+                    path = session_transcript(options.transcript, sessions)
+                    request = dataclasses.replace(request, transcript_path=path)
                     return run_session(request, backend, runner=runner, cancel=cancel)
 
-                # the bench's session timeout, when given, is the walk's one budget
-                budget = options.session_timeout_s or FAILURE_BUDGET_S
-                attempts = repair_suspects(
-                    found,
-                    build,
-                    run,
-                    budget_s=budget,
-                    vet=lambda attempt: own_tests_refusal(attempt, runner, work),
-                )
-                after = ranked_by_evidence(found.suspects, attempts)
-                outcome.evidence_rank = rank_of(wanted, after)
+                attempts = repair(walk, WalkHooks(run), held(runner))
+                outcome.evidence_rank = rank_of(wanted, walk.ranked_after())
             finally:
                 runner.close()
             outcome.wall_seconds = round(time.monotonic() - started, 3)
             outcome.suspects_tried = sum(a.result is not None for a in attempts)
-            shown = reported(attempts)
+            shown = walk.shown
             if shown is None or shown.result is None or shown.request is None:
                 outcome.stop_reason = "no_tests" if found.error else "no_suspect"
                 return outcome
@@ -124,3 +112,11 @@ def solve_from_failure(
                 outcome.verdict = "plausible"
                 outcome.verdict_how = f"changes {shown.functions()}; {outcome.verdict_how}"
     return outcome
+
+
+def session_transcript(transcript: Path | None, number: int) -> Path | None:
+    """The walk's `number`th session's transcript: `CASE/session-N.jsonl` beside the case's
+    `CASE.jsonl` (one file for every session would keep only the last one's)."""
+    if transcript is None:
+        return None
+    return transcript.with_suffix("") / f"session-{number}.jsonl"

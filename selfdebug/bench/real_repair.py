@@ -45,7 +45,6 @@ class RealRunOptions:
     model_call_deadline_s: float  # DebugRequest.model_call_deadline_s (0: none)
     transcript: Path | None
     python: Path | None = None  # use this interpreter as it is instead of project environments
-    from_failure: bool = False  # given only a failing test (real_from_failure.py)
 
     def session_fields(self) -> dict[str, Any]:
         """The DebugRequest fields every session of a case gets."""
@@ -57,6 +56,7 @@ class RealRunOptions:
             "model_stall_s": self.model_stall_s,
             "model_call_deadline_s": self.model_call_deadline_s,
             "transcript_path": self.transcript,
+            "record_candidates": True,  # the funnel (funnel.py) reads them
         }
 
 
@@ -102,12 +102,8 @@ def solve_real_case(
     case: RealCase, options: RealRunOptions, backend: Backend, cancel: CancelToken
 ) -> ProblemOutcome:
     """Clone, install, discover, debug, score. A case that cannot be set up (clone, patch,
-    install) raises CaseError: a harness error, retried on resume, never a result. With
-    `options.from_failure`, the session is given only a failing test (real_from_failure.py)."""
-    if options.from_failure:
-        from selfdebug.bench.real_from_failure import solve_from_failure
-
-        return solve_from_failure(case, options, backend, cancel)
+    install) raises CaseError: a harness error, retried on resume, never a result. (Given only
+    a failing test, a case is solved by real_from_failure.py instead.)"""
     from selfdebug.server.engine import run_session
     from selfdebug.server.engine.request import RequestError, build_request
     from selfdebug.server.runner import ProjectRunner

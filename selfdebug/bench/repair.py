@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from selfdebug.bench.datasets import DatasetError, Problem, load_problems, select_problems
 from selfdebug.bench.everyday_cases import EverydayCase, is_everyday_folder, load_everyday
+from selfdebug.bench.funnel import funnel_report
 from selfdebug.bench.judge import WRONG, judge_problem
 from selfdebug.bench.project_env import DEFAULT_ENV_CACHE
 from selfdebug.bench.real_cases import (
@@ -45,6 +46,7 @@ from selfdebug.bench.repair_report import (
     render_markdown,
 )
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
+from selfdebug.server.engine.modes import STRATEGIES
 from selfdebug.server.engine.types import MODES
 
 if TYPE_CHECKING:
@@ -52,7 +54,7 @@ if TYPE_CHECKING:
     from selfdebug.server.backends.settings import BackendSettings
     from selfdebug.server.cancel import CancelToken
 
-DEFAULT_MODES = ",".join(mode for mode in MODES if mode != "auto")  # each mode as it is
+DEFAULT_MODES = ",".join(STRATEGIES)  # each mode as it is (`auto` is a plan of them)
 RESULTS_FILE = "results.jsonl"
 CONFIG_FILE = "config.json"
 VISIBLE_POLICY = (
@@ -369,15 +371,27 @@ def run_repair(
         for (mode, pid), o in load_outcomes(config.out).items()
         if pid in selected_ids and mode in config.modes
     ]
-    return write_report(config.out, outcomes, config.modes, record, len(problems))
+    n = len(problems)
+    return write_report(config.out, outcomes, config.modes, record, n, problems, config.repos)
 
 
 def write_report(
-    out: Path, outcomes: list[ProblemOutcome], modes: list[str], record: dict[str, Any], n: int
+    out: Path,
+    outcomes: list[ProblemOutcome],
+    modes: list[str],
+    record: dict[str, Any],
+    n: int,
+    cases: list[Case] | None = None,
+    repos: Path | None = None,
 ) -> dict[str, Any]:
-    """report.json, report.md and the plot in `out`, for `outcomes` of `n` problems."""
+    """report.json, report.md and the plot in `out`, for `outcomes` of `n` problems; with
+    `cases` (and `repos` for the real ones), each one's repair funnel (funnel.py) from the
+    transcripts in `out`."""
     report = build_report(outcomes, modes, record)
     report["coverage"] = {"done": len(outcomes), "planned": n * len(modes)}
+    if cases:
+        with_upstream = [c for c in cases if not isinstance(c, EverydayCase)]  # not yet read
+        report["funnel"] = funnel_report(outcomes, with_upstream, out / "transcripts", repos)
     try:
         plot_fixes_by_turn(report, out / PLOT_FILE)
         report["plot"] = PLOT_FILE  # beside the report: no path of this machine in it
@@ -510,8 +524,11 @@ def _solve_real(
         model_call_deadline_s=_settings(config).timeout_s,
         transcript=transcript,
         python=config.python,
-        from_failure=config.from_failure,
     )
+    if config.from_failure:  # given only a failing test
+        from selfdebug.bench.real_from_failure import solve_from_failure
+
+        return solve_from_failure(case, options, backend, cancel)
     return solve_real_case(case, options, backend, cancel)
 
 

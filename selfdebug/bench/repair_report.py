@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from selfdebug.bench.funnel import funnel_markdown
+
 PLOT_FILE = "fixes_by_turn.png"
 
 
@@ -566,6 +568,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     if from_failure:
         lines += ["", "### From the failure (given only the failing test)", ""]
         lines += _from_failure_table(from_failure)
+    if report.get("funnel", {}).get("rows"):
+        lines += ["", *funnel_markdown(report["funnel"])]
     lines += ["", "### How the sessions ended", ""]
     for mode, stats in report["modes"].items():
         reasons = ", ".join(f"{k} {v}" for k, v in sorted(stats["stop_reasons"].items()))

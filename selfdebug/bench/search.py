@@ -3,7 +3,7 @@
 Judges up to `--edits` candidate edits of one QuixBugs-sized function (our built-in one, or a
 dataset problem with its visible and hidden tests) through the real runner, many candidates per
 test process, and prints `candidates_per_s` (edits judged / wall seconds of the judging, process
-starts included, and the generated-input check of the edits that pass (search.judge_survivors)
+starts included, and the generated-input check of the edits that pass (judge_survivors)
 with them; goal >= 20/s on 2 cores) and `coverage_overhead`: the localization run (the
 tests with line coverage of the target, through the runner) / a plain run of the same tests
 through the runner, medians of `--repeats`; goal < 1.5. Also `coverage_overhead_tests_only`:
@@ -100,7 +100,8 @@ def measure(
     repeats: int = 3,
     isolation: str = "auto",
 ) -> dict[str, Any]:
-    from selfdebug.server.engine.search.edit_search import SearchSettings, candidate_edits, localize
+    from selfdebug.server.engine.judge.context import SearchSettings
+    from selfdebug.server.engine.search.edit_search import candidate_edits, localize
     from selfdebug.server.engine.search.localize import SuspiciousLine
     from selfdebug.server.engine.target import locate
     from selfdebug.server.runner import ProjectRunner, RunnerSettings
@@ -184,9 +185,10 @@ def measure(
 def _crosscheck(
     searcher: Any, qualname: str, candidates: Any, judged: Any, tests: Any, target: Any
 ) -> Any:
-    """The generated-input check of a search (search.judge_survivors): the distinct edits that
+    """The generated-input check of a search (judge/verdicts.py): the distinct edits that
     pass every test, at most MAX_CHECKED, and the original on the generated inputs."""
-    from selfdebug.server.engine.search.edit_search import MAX_CHECKED, behaviour_key
+    from selfdebug.server.engine.judge.survivors import behaviour_key
+    from selfdebug.server.engine.judge.verdicts import MAX_CHECKED
     from selfdebug.server.runner.search_runner import CandidateCode
 
     passing, seen = [], set()

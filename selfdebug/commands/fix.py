@@ -13,11 +13,12 @@ for `selfdebug apply FILE` (patch_file.py).
 from __future__ import annotations
 
 import argparse
-import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from selfdebug.commands.fix_delivery import deliver, fail, read_text
+from selfdebug.commands.fix_progress import run_with_progress
+from selfdebug.commands.fix_report import report
 from selfdebug.commands.isolation_options import (
     add_isolation_arguments,
     runner_settings_from,
@@ -25,12 +26,12 @@ from selfdebug.commands.isolation_options import (
 )
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
 from selfdebug.exit_codes import ExitCode
-from selfdebug.server.engine.types import MODES
+from selfdebug.server.engine.types import MODES, Mode
 
 if TYPE_CHECKING:
     from selfdebug.commands.fix_outcome import FixOutcome
     from selfdebug.server.backends.base import Backend
-    from selfdebug.server.engine.types import DebugRequest, DebugResult
+    from selfdebug.server.engine.types import DebugRequest
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,66 +110,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _fail(message: str) -> int:
-    print(f"selfdebug fix: {message}", file=sys.stderr)
-    return ExitCode.USAGE
-
-
-def _last_lines(message: str, count: int = 4) -> str:
-    """Long tool output (pytest warnings before the real error): keep the end, which names it."""
-    lines = [line for line in message.splitlines() if line.strip()]
-    if len(lines) <= count:
-        return message.strip()
-    return lines[0] + " ...\n" + "\n".join(lines[-count:])
-
-
-def _read(path: Path) -> str:
-    """The file's text as Python decodes it (its BOM, its declared encoding; line endings kept)."""
-    from selfdebug.server.runner.source_files import read_source
-
-    return read_source(path)[0]
-
-
-def _write(path: Path, text: str) -> None:
-    """`text` written over the file as the file is encoded (its encoding, its BOM); the text's
-    line endings as they are: the bytes outside the fix stay the file's."""
-    from selfdebug.server.runner.source_files import rewrite_source
-
-    rewrite_source(path, text)
-
-
 def _parse_target(target: str) -> tuple[Path, str] | str:
     path, sep, qualname = target.rpartition("::")
     if not sep or not path or not qualname:
         return f"expected path/to/module.py::function, got {target!r}"
     return Path(path), qualname
-
-
-def evidence_line(result: DebugResult) -> str:
-    """ "passes N/M chosen, K/L wider": what a candidate is proven to do, never just "fixed"."""
-    if result.chosen_after is None:
-        return f"no candidate; the original passes {result.chosen_before} chosen"
-    line = f"passes {result.chosen_after} chosen"
-    if result.wider_after is not None:
-        line += f", {result.wider_after} wider"
-    if result.found_by:
-        line += f"; found by {result.found_by}"
-    line += f" (before: {result.chosen_before} chosen)"
-    return f"{line}; {result.caveat}" if result.caveat else line
-
-
-def suspicious_lines(result: DebugResult) -> list[str]:
-    """The fault localization, as the editor shows it: "line 7: suspicious: run by 2/2 ..."."""
-    shown = [f"  line {s.line}: {s.describe()}" for s in result.suspicious]
-    if result.localization_note:
-        shown.append(f"  ({result.localization_note})")
-    return ["Suspicious lines:", *shown] if result.suspicious else []
-
-
-def session_failed(result: DebugResult) -> bool:
-    """An error ended the session, or it asked the model and no call answered: not the same
-    as "the model's answers fixed nothing" (exit 1)."""
-    return result.stop_reason == "error" or (bool(result.failed_calls) and not result.model_calls)
 
 
 def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
@@ -186,7 +132,7 @@ def build_request_from_args(args: argparse.Namespace) -> DebugRequest | str:
     if problem:
         return problem
     try:
-        locate(_read(path), qualname)
+        locate(read_text(path), qualname)
     except TargetNotFound as error:
         return f"{path}: {error}"
     except UnreadableFile as error:  # says "cannot read PATH: why" itself
@@ -237,112 +183,18 @@ def session_options(args: argparse.Namespace) -> dict[str, Any] | str:
     }
 
 
-def session_backend(args: argparse.Namespace, mode: str) -> Backend:
-    """The model the flags name; none for `search` (no model call, so no model loaded).
-    Raises BackendConfigError for bad settings."""
-    if mode == "search":
+def session_backend(args: argparse.Namespace, mode: Mode) -> Backend:
+    """The model the flags name; none for a mode that makes no model call (`search`: no model
+    loaded). Raises BackendConfigError for bad settings."""
+    from selfdebug.server.engine.modes import strategy_of
+
+    if not strategy_of(mode).uses_model:
         from selfdebug.server.backends.no_model import NoModelBackend
 
         return NoModelBackend()
     from selfdebug.server.backends.factory import make_backend
 
     return make_backend(backend_settings_from(args))
-
-
-def _run_with_progress(request: DebugRequest, backend, console, runner=None) -> DebugResult:
-    """Run the session in a worker thread so a signal in the main thread (Ctrl-C, SIGTERM,
-    SIGHUP) cancels it cleanly."""
-    from rich.markup import escape
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from selfdebug.commands.interrupts import cancelling
-    from selfdebug.server.cancel import CancelToken
-    from selfdebug.server.engine import run_session
-
-    cancel = CancelToken()
-    outcome: dict[str, DebugResult | BaseException] = {}
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.percentage:>3.0f}%"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=False,
-    ) as bar:
-        tasks = {0: bar.add_task("preparing", total=100)}
-
-        def on_progress(event) -> None:
-            """One bar per turn: a finished turn stays on screen with its last phase."""
-            if event.turn not in tasks:
-                for earlier in tasks.values():
-                    bar.update(earlier, completed=100)
-                tasks[event.turn] = bar.add_task(f"turn {event.turn}/{event.max_turns}", total=100)
-            share = 100 / max(event.max_turns, 1)
-            within = 100 * (event.percentage - (event.turn - 1) * share) / share
-            bar.update(
-                tasks[event.turn],
-                completed=max(0, min(100, within)) if event.turn else 50,
-                description=escape(event.message or event.phase),  # may name test ids
-            )
-
-        finished = threading.Event()
-
-        def work() -> None:
-            try:
-                outcome["result"] = run_session(
-                    request, backend, runner=runner, progress=on_progress, cancel=cancel
-                )
-            except BaseException as error:  # reported below, never a traceback
-                outcome["error"] = error
-            finally:
-                finished.set()
-
-        def on_signal(name: str) -> None:
-            bar.update(tasks[max(tasks)], description=f"cancelling ({name})")
-
-        # Ctrl-C, SIGTERM and SIGHUP cancel the session (a second one stops waiting for it).
-        with cancelling(cancel, on_signal):
-            threading.Thread(target=work, name="selfdebug-fix", daemon=True).start()
-            while not finished.wait(0.2):
-                pass
-        for task in tasks.values():
-            bar.update(task, completed=100)
-    if "result" in outcome:
-        result = outcome["result"]
-        assert not isinstance(result, BaseException)
-        return result
-    # run_session reports every session problem in its result (stop "error", failed calls):
-    # what escapes it is a bug of ours, for cli.main to report as one (exit 5, traceback saved)
-    error = outcome.get("error")
-    raise error if isinstance(error, BaseException) else RuntimeError("the session did not finish")
-
-
-def report(result: DebugResult, request: DebugRequest, out=None, isolation: str = "") -> None:
-    out = out or sys.stdout  # looked up now: --json sends it to stderr
-    if result.diff:
-        print(result.diff, file=out, end="" if result.diff.endswith("\n") else "\n")
-    if result.explanation:
-        who = "Found" if result.found_by else "Model's explanation"  # the search is no model
-        print(f"{who}: {result.explanation}", file=out)
-    for warning in result.warnings:
-        print(f"Warning: {warning}", file=out)
-    for line in suspicious_lines(result):
-        print(line, file=out)
-    for call in result.failed_calls:
-        print(f"Failed call: {call.describe()}", file=out)
-    for refused in result.refused[:10]:
-        print(f"Refused: {refused}", file=out)
-    print(
-        f"Result: {evidence_line(result)}; stop: {result.stop_reason}; mode {result.mode}; "
-        f"{result.turns} turn(s), {result.model_calls} model call(s), "
-        f"{result.prompt_tokens + result.completion_tokens} tokens, {result.seconds:.1f} s",
-        file=out,
-    )
-    if isolation:
-        sealed = "sandboxed" if isolation == "bwrap" else "NOT sandboxed"
-        print(f"Isolation: {isolation} ({sealed})", file=out)
-    if result.error:
-        print(f"Error: {_last_lines(result.error)}", file=out)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -366,32 +218,35 @@ def _main(args: argparse.Namespace, outcome: FixOutcome) -> int:
     from selfdebug.server.runner.sandbox import choose_isolation
 
     if args.save_patch is not None and not args.save_patch.parent.is_dir():
-        return _fail(f"--save-patch: no such folder: {args.save_patch.parent}")
+        return fail(f"--save-patch: no such folder: {args.save_patch.parent}")
     try:  # before discovery runs the project's code, and before the model loads
         choose_isolation(args.isolation, require_sandbox=args.require_sandbox)
     except RuntimeError as error:
-        return _fail(str(error))
+        return fail(str(error))
     if args.target is None:
         if not args.test:
-            return _fail("give the function (path/to/module.py::qualname) or a failing --test")
+            return fail("give the function (path/to/module.py::qualname) or a failing --test")
         from selfdebug.commands.fix_failure import main as from_failure
 
         outcome.form = "failure"
-        return from_failure(args, outcome)
+        options = session_options(args)
+        if isinstance(options, str):
+            return fail(options)
+        return from_failure(args, outcome, options, lambda: session_backend(args, args.mode))
     request = build_request_from_args(args)
     if isinstance(request, str):
-        return _fail(request)
+        return fail(request)
     console = Console(stderr=True)
     try:
         runner = ProjectRunner(request.project_root, runner_settings_from(args, args.test_timeout))
     except RuntimeError as error:
-        return _fail(str(error))
+        return fail(str(error))
     warn_about("fix", runner, interpreter=True)
     try:
         backend = session_backend(args, request.mode)
     except BackendConfigError as error:
         runner.close()
-        return _fail(str(error))
+        return fail(str(error))
     original = outcome.read(request.file)
     console.print(
         escape(
@@ -407,7 +262,7 @@ def _main(args: argparse.Namespace, outcome: FixOutcome) -> int:
 
         console.print(f"selfdebug: tests: {escape(request.tests_found_by)}")
     try:
-        result = _run_with_progress(request, backend, console, runner)
+        result = run_with_progress(request, backend, console, runner)
     finally:
         backend.close()
         runner.close()
@@ -416,46 +271,3 @@ def _main(args: argparse.Namespace, outcome: FixOutcome) -> int:
     code = deliver(result, request, original, write=args.write)
     outcome.written = args.write and code == ExitCode.OK and result.success
     return save_fix(outcome, args.save_patch, code) if args.save_patch else code
-
-
-def deliver(result: DebugResult, request: DebugRequest, original: str, *, write: bool) -> int:
-    """The exit code for a finished session, and the fix written when asked and the file has
-    not changed since `original` was read (else NOT_WRITTEN, the reason on stderr)."""
-    if result.stop_reason == "already_passing":
-        print("Nothing to fix: the chosen tests already pass.")
-        return ExitCode.OK
-    if result.stop_reason == "cancelled":
-        print("Cancelled; the file was not changed.", file=sys.stderr)
-        return ExitCode.INTERRUPTED
-    if result.stop_reason == "error" and result.error.startswith(("cannot read", "the tests")):
-        return _fail(_last_lines(result.error))
-    if not result.success and session_failed(result):
-        print("selfdebug fix: the session failed; the file was not changed.", file=sys.stderr)
-        return ExitCode.SESSION_FAILED
-    if not result.success:
-        print("No candidate passes the chosen tests; the file was not changed.")
-        return ExitCode.NO_FIX
-    if write:
-        assert result.fixed_file is not None
-        if _read(request.file) != original:
-            print(
-                f"selfdebug fix: {request.file} changed during the session; not writing "
-                "(the fix is shown above)",
-                file=sys.stderr,
-            )
-            return ExitCode.NOT_WRITTEN
-        try:
-            _write(request.file, result.fixed_file)
-        except (OSError, UnicodeEncodeError) as error:  # read-only, immutable, a full disk
-            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
-            print(
-                f"selfdebug fix: could not write {request.file}: {reason}; the fix is shown above",
-                file=sys.stderr,
-            )
-            return ExitCode.NOT_WRITTEN
-        print(f"Fix found and written to {request.file}.")
-    else:
-        print("Fix found. Run again with --write to apply it.")
-    if result.transcript_path:
-        print(f"Transcript: {result.transcript_path}")
-    return ExitCode.OK

@@ -1,28 +1,23 @@
 """`selfdebug fix --test NODEID` without a function: start from the failure (issue 35).
 
-The failing tests are run, the project's functions ranked for their failure (engine/suspects/),
-the ranking printed ("where do I look"), then the usual session runs on the top suspects in
-order until one gives a fix that passes the failing tests and keeps the wider ones. The proposal
-names the function it changed and why it was chosen.
+The failing tests are run, the project's functions ranked for their failure, the ranking
+printed ("where do I look"), then the usual session runs on the top suspects in order until one
+gives a fix that passes the failing tests and keeps the wider ones (the walk:
+engine/from_failure.py; this module runs each session under a progress bar and words what
+happened). The proposal names the function it changed and why it was chosen.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from selfdebug.commands.fix import (
-    _fail,
-    _read,
-    _run_with_progress,
-    _write,
-    deliver,
-    report,
-    session_backend,
-    session_options,
-)
+from selfdebug.commands.fix_delivery import deliver, fail, read_text, write_text
+from selfdebug.commands.fix_progress import run_with_progress
+from selfdebug.commands.fix_report import report
 from selfdebug.commands.isolation_options import runner_settings_from, warn_about
 from selfdebug.commands.patch_file import save_fix
 from selfdebug.exit_codes import ExitCode
@@ -31,13 +26,22 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from selfdebug.commands.fix_outcome import FixOutcome
+    from selfdebug.server.backends.base import Backend
     from selfdebug.server.engine.suspects.rank import Suspect
     from selfdebug.server.engine.suspects.repair import SuspectAttempt
     from selfdebug.server.engine.types import DebugRequest, DebugResult
     from selfdebug.server.runner import ProjectRunner
 
 
-def main(args: argparse.Namespace, outcome: FixOutcome) -> int:
+def main(
+    args: argparse.Namespace,
+    outcome: FixOutcome,
+    options: dict[str, Any],
+    make_backend: Callable[[], Backend],
+) -> int:
+    """`options`: the sessions' settings from the flags (fix.py's `session_options`);
+    `make_backend`: the model the flags name, loaded once a suspect is found (raises
+    BackendConfigError)."""
     from rich.console import Console
 
     from selfdebug.server.engine import RequestError
@@ -45,27 +49,25 @@ def main(args: argparse.Namespace, outcome: FixOutcome) -> int:
     from selfdebug.server.runner import ProjectRunner, cli_boundary, find_project_root
     from selfdebug.server.runner.results import nodeid_file
 
-    options = session_options(args)
-    if isinstance(options, str):
-        return _fail(options)
     if args.budget is not None and not args.budget > 0:
-        return _fail("--budget must be more than 0 seconds")
+        return fail("--budget must be more than 0 seconds")
     first = Path(nodeid_file(args.test[0]))
     if not first.is_file():
-        return _fail(f"no such test file: {first}")
+        return fail(f"no such test file: {first}")
     root = find_project_root(first.resolve(), cli_boundary(first))
     try:
         tests = [normalize_nodeid(t, root) for t in args.test]
     except RequestError as error:
-        return _fail(str(error))
+        return fail(str(error))
     try:
         runner = ProjectRunner(root, runner_settings_from(args, args.test_timeout))
     except RuntimeError as error:
-        return _fail(str(error))
+        return fail(str(error))
     warn_about("fix", runner, interpreter=True)
     try:
         console = Console(stderr=True)
-        return _localize_and_repair(args, runner, root, tests, options, console, outcome)
+        return _localize_and_repair(args, runner, root, tests, options, make_backend, console,
+                                    outcome)  # fmt: skip
     finally:
         runner.close()
 
@@ -76,64 +78,51 @@ def _localize_and_repair(
     root: Path,
     tests: list[str],
     options: dict[str, Any],
+    make_backend: Callable[[], Backend],
     console: Console,
     outcome: FixOutcome,
 ) -> int:
     from selfdebug.server.backends.base import BackendConfigError
-    from selfdebug.server.engine import build_request
-    from selfdebug.server.engine.suspects.localize import localize_failure
-    from selfdebug.server.engine.suspects.repair import (
-        FAILURE_BUDGET_S,
-        evidence_table,
-        failing_tests_for,
-        own_tests_refusal,
-        repair_suspects,
-        reported,
+    from selfdebug.server.engine.from_failure import (
+        FailureJob,
+        WalkHooks,
+        doing,
+        held,
+        localize,
+        repair,
     )
 
     console.print(f"selfdebug: localizing the failure of {', '.join(tests)}", soft_wrap=True)
     outcome.tests = tests
-    found = outcome.failure = localize_failure(runner, root, tests)
-    if found.passed:
+    job = FailureJob(root, tuple(tests), options, budget_s=args.budget)
+    walk = localize(job, held(runner))
+    found = outcome.failure = walk.found
+    if walk.stop == "passing":
         print("Nothing to fix: the tests pass.")
         return ExitCode.OK
-    if found.error:
-        return _fail(found.error)
+    if walk.stop == "error":
+        return fail(found.error)
     for line in found.table():
         print(line)
-    if not found.suspects:
+    if walk.stop == "no suspect":
         print("No function of the project ran in the failing tests; nothing to repair.")
         return ExitCode.NO_FIX
     try:
-        backend = session_backend(args, args.mode)
+        backend = make_backend()
     except BackendConfigError as error:
-        return _fail(str(error))
-
-    def build(suspect: Suspect) -> DebugRequest:
-        file = root / suspect.file
-        tests = failing_tests_for(found, suspect)
-        return build_request(file, suspect.qualname, tests=tests, project_root=root, **options)
+        return fail(str(error))
 
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
         originals[request.file] = outcome.read(request.file)
-        return _run_with_progress(request, backend, console, runner)
+        return run_with_progress(request, backend, console, runner)
 
     def on_start(attempt: SuspectAttempt) -> None:
-        target, why = attempt.suspect.target, attempt.why
-        stage = f"{attempt.stage}; " if attempt.stage else ""
-        console.print(f"selfdebug: repairing {target} ({stage}{why})", soft_wrap=True)
+        console.print(f"selfdebug: repairing {attempt.suspect.target} ({doing(attempt)})",
+                      soft_wrap=True)  # fmt: skip
 
     originals: dict[Path, str] = {}
     try:
-        budget = args.budget if args.budget is not None else FAILURE_BUDGET_S
-        attempts = repair_suspects(
-            found,
-            build,
-            run,
-            budget_s=budget,
-            on_start=on_start,
-            vet=lambda attempt: own_tests_refusal(attempt, runner, root),
-        )
+        attempts = repair(walk, WalkHooks(run, on_start=on_start), held(runner))
     except RuntimeError as error:
         print(f"selfdebug fix: the session failed: {error}", file=sys.stderr)
         return ExitCode.SESSION_FAILED
@@ -148,9 +137,9 @@ def _localize_and_repair(
         elif attempt.result is not None and not attempt.result.success:
             stage = f" ({attempt.stage})" if attempt.stage else ""
             print(f"No fix in {attempt.suspect.target}{stage}.")
-    for line in evidence_table(found, attempts):
+    for line in walk.evidence_table():
         print(line)
-    shown = reported(attempts)
+    shown = walk.shown
     if shown is None or shown.result is None or shown.request is None:
         print("No suspect could be debugged.")
         return ExitCode.NO_FIX
@@ -171,7 +160,7 @@ def _localize_and_repair(
     other = {f: text for f, text in shown.fix_files().items() if f != request.file}
     if args.write and shown.result.success:
         for file in other:  # the first function's file, when not the second's: as it was read?
-            if _read(file) != originals.get(file):
+            if read_text(file) != originals.get(file):
                 print(f"selfdebug fix: {file} changed during the session; not writing "
                       "(the fix is shown above)", file=sys.stderr)  # fmt: skip
                 return ExitCode.NOT_WRITTEN
@@ -179,7 +168,7 @@ def _localize_and_repair(
     if args.write and code == ExitCode.OK and shown.result.success:
         for file, text in other.items():
             try:
-                _write(file, text)
+                write_text(file, text)
             except (OSError, UnicodeEncodeError) as error:  # the first file is written
                 reason = error.strerror if isinstance(error, OSError) and error.strerror else error
                 print(f"selfdebug fix: could not write {file}: {reason}; "

@@ -16,8 +16,8 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Literal, TypedDict
 
-from selfdebug.commands.fix import evidence_line
 from selfdebug.commands.fix_outcome import FixOutcome
+from selfdebug.commands.fix_report import evidence_line
 from selfdebug.commands.patch_file import relative
 from selfdebug.exit_codes import ExitCode, for_signal
 from selfdebug.server.engine.diffing import unified_diff

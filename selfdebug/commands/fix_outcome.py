@@ -41,8 +41,8 @@ class FixOutcome:
     attempts: list[SuspectAttempt] = field(default_factory=list)
 
     def read(self, path: Path) -> str:
-        """The file's text as Python decodes it (fix.py's `_read`), its bytes noted as the
-        session's start. Raises OSError, SyntaxError or UnicodeDecodeError."""
+        """The file's text as Python decodes it (fix_delivery.py's `read_text`), its bytes noted
+        as the session's start. Raises OSError, SyntaxError or UnicodeDecodeError."""
         data = read_regular(path)
         text = decode_source(data)[0]
         self.originals[path] = data

@@ -225,7 +225,7 @@ def save_fix(outcome: FixOutcome, path: Path, code: int) -> int:
     """`fix --save-patch FILE`: the fix the run found saved to `path`; the exit code `code`, or
     NOT_WRITTEN (the reason on stderr) when it could not be saved. Nothing when there is no
     fix."""
-    from selfdebug.commands.fix import evidence_line
+    from selfdebug.commands.fix_report import evidence_line
 
     result, root = outcome.result, outcome.root
     if result is None or root is None or not result.success or not outcome.fix_files:

@@ -173,8 +173,8 @@ class FailingTest:
 @dataclass(frozen=True)
 class Expected:
     """What the failing tests say of exceptions, for the edit search's classes that need it:
-    raised in place of the function's own (search/raises.py), a value converted for a TypeError
-    (search/edits.py)."""
+    raised in place of the function's own (search/classes/raised_exception.py), a value
+    converted for a TypeError (search/classes/converted_value.py)."""
 
     raises: tuple[str, ...] = ()  # exception names (last dotted part), first mentioned first
     failed_with: tuple[str, ...] = ()  # what the failing tests themselves raised (`TypeError`)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import ast
 import textwrap
 from collections.abc import Collection
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from selfdebug.server.engine.clipping import clip, clip_middle
 from selfdebug.server.engine.evidence import Evidence, FailingTest, same_file
+from selfdebug.server.engine.parametrized_case import parameters_of
 from selfdebug.server.engine.target import TargetFunction, find_definition_node, first_line
 from selfdebug.server.runner.results import ProbeRecord, RunResult, TestResult, failure_detail
 from selfdebug.server.runner.source_files import read_source_text
@@ -25,11 +26,6 @@ TEST_SOURCE_LINES = 30
 TESTS_SHOWN = 6  # test sources in a prompt; the results of every chosen test are still shown
 FAILURES_SHOWN = 3  # failing tests shown in full; the rest are counted
 PASSING_SHOWN = 2  # passing test sources beside the failing ones, once a run has told them apart
-
-
-def _clip(text: str, limit: int) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[: limit - 15].rstrip() + " ...[truncated]"
 
 
 def _read_tree(path: str | Path) -> tuple[str, ast.Module] | None:
@@ -109,7 +105,7 @@ def _call_source(source: str, statement: ast.stmt, name: str) -> str:
     for node in ast.walk(statement):
         if isinstance(node, ast.Call) and _is_call_of(node, name):
             text = ast.get_source_segment(source, node) or ast.unparse(node)
-            return _clip(" ".join(text.split()), FIELD_CHARS)
+            return clip(" ".join(text.split()), FIELD_CHARS)
     return ""
 
 
@@ -119,122 +115,7 @@ def call_values(test: FailingTest, name: str) -> str:
     where = next((w for w in test.where if w.calls(name)), None)
     if where is None:
         return ""
-    return f"{_clip(where.call, FIELD_CHARS)} returned {_clip(where.value, FIELD_CHARS)}"
-
-
-@dataclass
-class _Case:
-    ident: str
-    values: list[tuple[str, str]]  # (argument name, source text of its value)
-
-
-def _dotted(node: ast.AST) -> str:
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return node.id if isinstance(node, ast.Name) else ""
-
-
-def _default_id(value: ast.expr, argname: str, index: int) -> str:
-    """pytest's id for one value: numbers, strings, booleans and None as themselves, anything
-    else as the argument's name and the case index."""
-    if isinstance(value, ast.Constant) and not isinstance(value.value, bytes):
-        if isinstance(value.value, str):
-            return value.value.encode("unicode_escape").decode("ascii")
-        return str(value.value)
-    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
-        inner = value.operand
-        if isinstance(inner, ast.Constant) and isinstance(inner.value, int | float):
-            return str(-inner.value)
-    return f"{argname}{index}"
-
-
-def _cases(decorator: ast.Call, source: str, module: ast.Module) -> list[_Case] | None:
-    """The cases of one `@pytest.mark.parametrize(names, values, ids=...)`."""
-    if len(decorator.args) < 2 or not isinstance(
-        decorator.args[0], ast.Constant | ast.List | ast.Tuple
-    ):
-        return None
-    first = decorator.args[0]
-    if isinstance(first, ast.Constant) and isinstance(first.value, str):
-        names = [n.strip() for n in first.value.split(",") if n.strip()]
-    elif isinstance(first, ast.List | ast.Tuple):
-        names = [str(e.value) for e in first.elts if isinstance(e, ast.Constant)]
-    else:
-        return None
-    values: ast.expr = decorator.args[1]
-    if isinstance(values, ast.Name):  # a module-level constant: CASES = [...]
-        assigned = [
-            s.value
-            for s in module.body
-            if isinstance(s, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == values.id for t in s.targets)
-        ]
-        values = assigned[-1] if assigned else values
-    if not isinstance(values, ast.List | ast.Tuple):
-        return None
-    given_ids: list[str | None] = []
-    for keyword in decorator.keywords:
-        if keyword.arg == "ids" and isinstance(keyword.value, ast.List | ast.Tuple):
-            given_ids = [
-                str(e.value) if isinstance(e, ast.Constant) else None for e in keyword.value.elts
-            ]
-    cases: list[_Case] = []
-    for index, case in enumerate(values.elts):
-        ident: str | None = given_ids[index] if index < len(given_ids) else None
-        if isinstance(case, ast.Call) and _dotted(case.func).endswith("param"):
-            for keyword in case.keywords:
-                if keyword.arg == "id" and isinstance(keyword.value, ast.Constant):
-                    ident = str(keyword.value.value)
-            items = list(case.args)
-        elif len(names) == 1:
-            items = [case]
-        elif isinstance(case, ast.Tuple | ast.List):
-            items = list(case.elts)
-        else:
-            return None
-        if len(items) != len(names):
-            return None
-        texts = [_clip(ast.get_source_segment(source, item) or ast.unparse(item), FIELD_CHARS // 2)
-                 for item in items]  # fmt: skip
-        if ident is None:
-            ident = "-".join(_default_id(v, n, index) for v, n in zip(items, names, strict=True))
-        cases.append(_Case(ident, list(zip(names, texts, strict=True))))
-    return cases
-
-
-def parameters_of(nodeid: str, test_file: str | Path) -> str:
-    """`xs=[1, 2, 3, 4], expected=2.5` for a parametrized node id, read from the test's
-    `@pytest.mark.parametrize` decorators ("" when the id names no case we can find)."""
-    head, bracket, rest = nodeid.partition("[")
-    if not bracket or not rest.endswith("]"):
-        return ""
-    wanted = rest[:-1]
-    parsed = _read_tree(test_file)
-    if parsed is None:
-        return ""
-    source, tree = parsed
-    names = [part for part in head.split("::")[1:] if part]
-    node = find_definition_node(source, tree, names) if names else None
-    if node is None:
-        return ""
-    combined: list[_Case] = [_Case("", [])]
-    for decorator in reversed(node.decorator_list):  # the closest decorator's id comes first
-        if not (
-            isinstance(decorator, ast.Call) and _dotted(decorator.func).endswith("parametrize")
-        ):
-            continue
-        cases = _cases(decorator, source, tree)
-        if cases is None:
-            return ""
-        combined = [
-            _Case("-".join(p for p in (a.ident, b.ident) if p), a.values + b.values)
-            for a in combined
-            for b in cases
-        ]
-    matching = [c for c in combined if c.ident == wanted]
-    if len(matching) != 1:
-        return ""
-    return ", ".join(f"{name}={text}" for name, text in matching[0].values)
+    return f"{clip(where.call, FIELD_CHARS)} returned {clip(where.value, FIELD_CHARS)}"
 
 
 def describe_failure(test: FailingTest, target: TargetFunction, target_file: Path) -> str:
@@ -270,13 +151,13 @@ def describe_failure(test: FailingTest, target: TargetFunction, target_file: Pat
         known: Literal["left", "right"] | None = (
             ("left" if side == "left" else "right") if side else None
         )
-        detail = failure_detail(test.result, known, lambda value: _clip(value, FIELD_CHARS))
+        detail = failure_detail(test.result, known, lambda value: clip(value, FIELD_CHARS))
         if known and (test.assert_op or "==") == "==":  # "`assert f(3) == 6` got 3, expected 6"
             text = f"{head}: `{assertion_text}` {detail}" if assertion_text else f"{head}: {detail}"
-            return _clip("\n".join([text, *(f"  {line}" for line in extra)]), FAILURE_CHARS)
+            return clip("\n".join([text, *(f"  {line}" for line in extra)]), FAILURE_CHARS)
         text = f"{head}: {detail}"
     else:
-        detail = failure_detail(test.result, clip=lambda value: _clip(value, FIELD_CHARS))
+        detail = failure_detail(test.result, clip=lambda value: clip(value, FIELD_CHARS))
         text = f"{head}: {detail}"
     if assertion_text:
         text += f"\n  at `{assertion_text}`"
@@ -292,9 +173,9 @@ def describe_failure(test: FailingTest, target: TargetFunction, target_file: Pat
         line = raising.line - target.start_line
         text += f"\n  raised at line {line} of `{target.name}`: `{raising.code}`"
     elif not test.exc_type and test.result.longrepr:  # pytest's own text, shown as it is
-        text += "\n" + textwrap.indent(_clip(test.result.longrepr, FAILURE_CHARS // 2), "  ")
+        text += "\n" + textwrap.indent(clip(test.result.longrepr, FAILURE_CHARS // 2), "  ")
     text += "".join(f"\n  {line}" for line in extra)
-    return _clip(text, FAILURE_CHARS)
+    return clip(text, FAILURE_CHARS)
 
 
 REGRESSION_NOTE = (
@@ -316,14 +197,14 @@ def describe_failures(
     """The first `shown` failing tests in full, the rest counted (a long list would push the
     code out of a small model's context and says little more)."""
     if evidence.error and not evidence.tests:
-        return f"The test run itself failed: {_clip(evidence.error, FAILURE_CHARS)}"
+        return f"The test run itself failed: {clip(evidence.error, FAILURE_CHARS)}"
     failing = evidence.failing
     if not failing:
         return "All tests pass."
     parts = [describe_failure(t, target, target_file) for t in failing[:shown]]
     rest = failing[shown:]
     if rest:
-        names = _clip(", ".join(t.nodeid.rpartition("::")[2] for t in rest), FIELD_CHARS)
+        names = clip(", ".join(t.nodeid.rpartition("::")[2] for t in rest), FIELD_CHARS)
         parts.append(
             f"... and {len(rest)} more failing test{'s' if len(rest) > 1 else ''}: {names}"
         )
@@ -391,26 +272,6 @@ def source_of_test(project_root: Path, nodeid: str) -> str:
     return textwrap.dedent("\n".join(lines))
 
 
-def clip_middle(text: str, limit: int) -> str:
-    """Head and tail of `text` within `limit` characters, with a marker where the middle was:
-    how a run starts and how it ends (the return, the crash) are what a reader needs most."""
-    if len(text) <= limit:
-        return text
-    lines = text.splitlines()
-    head: list[str] = []
-    tail: list[str] = []
-    used = 0
-    for index in range(len(lines)):
-        line = lines[index // 2] if index % 2 == 0 else lines[-1 - index // 2]
-        if used + len(line) + 1 > limit - 40:
-            break
-        (head if index % 2 == 0 else tail).append(line)
-        used += len(line) + 1
-    dropped = len(lines) - len(head) - len(tail)
-    marker = f"...[{dropped} lines left out]"
-    return "\n".join([*head, marker, *reversed(tail)])
-
-
 def format_log(
     records: list[ProbeRecord],
     first_line_0based: int,
@@ -427,7 +288,7 @@ def format_log(
         line = record.line - first_line_0based
         quoted = ""
         if 0 < line <= len(source_lines) and source_lines[line - 1].strip():
-            quoted = f" `{_clip(source_lines[line - 1], 80)}`"
+            quoted = f" `{clip(source_lines[line - 1], 80)}`"
         if record.kind == "print":
             rendered.append(f"line {line}{quoted}: {record.text.rstrip()}")
         else:

@@ -20,14 +20,14 @@ from selfdebug.server.engine.modes import RETRY_MAX_TOKENS, STEP_MAX_TOKENS
 if TYPE_CHECKING:
     from selfdebug.server.backends.base import Completion
     from selfdebug.server.engine.model_calls.prompting import PromptVars, RenderedPrompt
-    from selfdebug.server.engine.session import Session
+    from selfdebug.server.engine.session.context import RunContext
 
 UNCHANGED = (
     "the answer repeats the function without any change; change the line that makes the tests fail"
 )
 
 
-def ask_for_fix(session: Session, variables: PromptVars) -> list[Candidate]:
+def ask_for_fix(session: RunContext, variables: PromptVars) -> list[Candidate]:
     """Ask for the fix and check every sample. When no sample is usable because the answers
     were cut at the token limit, or ended with an explanation and no code, ask once more,
     for code only (with a larger budget after a cut).
@@ -58,7 +58,7 @@ def ask_for_fix(session: Session, variables: PromptVars) -> list[Candidate]:
 
 
 def checked_answers(
-    session: Session, rendered: RenderedPrompt, completion: Completion
+    session: RunContext, rendered: RenderedPrompt, completion: Completion
 ) -> list[Candidate]:
     """Every sample, checked; the mode's own refusals and unchanged code included."""
     from selfdebug.instrument import contains_probes

@@ -1,12 +1,12 @@
 """The generated-input check of the model's fixes (issue 26): before a fix is proposed, it, the
 other candidates of its turn that pass the same tests and the original run on inputs made from
-the tests' own calls (search/crosscheck.py).
+the tests' own calls (judge/crosscheck.py).
 
 A fix that raises where the original returned normally is very likely an overfit (a fix of a
 dict-like `update` that calls `.items()` on every argument breaks `update([('a', 1)])`, which
 no test tried): the evidence says so, and a candidate without that flaw is proposed instead
 when the turn has one. Candidates that pass the same tests and still disagree are named too.
-The search's own survivors get the same check in search.judge_survivors.
+The search's own survivors get the same check in judge/verdicts.py (`judge_survivors`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from selfdebug.server.engine.search.crosscheck import (
+from selfdebug.server.engine.judge.crosscheck import (
     CrossCheck,
     Versions,
     describe_separation,

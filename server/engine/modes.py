@@ -7,6 +7,7 @@ The session's loop is the same for every mode; everything that differs between m
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -64,6 +65,29 @@ class ModeStrategy:
     uses_model: bool = (
         True  # False: `search` (small edits judged by the tests; search/edit_search.py)
     )
+    # What a session of this mode runs before the model's turns (session/plan.py builds its
+    # steps from these): the edit search after localization (`search`; `auto`, unless the
+    # request's `auto_search` is off), then the model's local edits at the suspicious lines.
+    searches: bool = False
+    edits_locally: bool = False
+    search_hint_turn: int = 0  # the first turn whose prompt shows the search's undecided edits
+    # After the plan's last mode, this many turns in a row without gain end the session
+    # (AUTO_TURNS_WITHOUT_GAIN); 0: only the request's `no_improvement_limit` does.
+    turns_without_gain: int = 0
+
+    def runs_search(self, request: DebugRequest) -> bool:
+        """The edit search runs in this request: a mode that searches, unless it also asks the
+        model and the request turned the search off (`auto_search`)."""
+        return self.searches and (not self.uses_model or request.auto_search)
+
+    def search_then_model(self, request: DebugRequest) -> bool:
+        """The edit search first, then the model (`auto` with its search): a walk from a
+        failure runs the two as stages, and a model's near miss is searched on."""
+        return self.uses_model and self.runs_search(request)
+
+    def runs_local_edits(self, request: DebugRequest) -> bool:
+        """The model's local edits run (and vote among fixes the tests cannot tell apart)."""
+        return self.edits_locally and request.model_edits_s > 0
 
     def before_fix(self, bench: Workbench) -> dict[str, str] | None:
         """Extra prompt variables for the fix call; None ends the turn without a fix call
@@ -226,14 +250,52 @@ STRATEGIES: dict[Mode, ModeStrategy] = {
             needs_tests=False,
             loops=False,
             uses_model=False,
+            searches=True,
         ),
     )
 }
 
-# The modes the editors offer in their `mode` setting, in this order.
-EDITOR_MODES: tuple[Mode, ...] = tuple(
-    mode for mode in MODES if mode == "auto" or STRATEGIES[mode].in_editors
+AUTO_TURNS_WITHOUT_GAIN = 2
+"""`auto` stops after this many turns in a row of its last mode without gain. One was too few:
+the model's second turn is the one that sees the first turn's real results and the search's
+undecided edits (`search_hint_turn`), and with a plan of one mode a single turn would end
+the Self-Debugging loop before any feedback reached the model."""
+
+# `auto` is a plan (plan_modes): the edit search, the model's local edits, then its turns' modes,
+# each with its own strategy. Its `fix_step` and `asks` are `ut`'s, the mode its turns start in.
+AUTO = ModeStrategy(
+    "auto",
+    "fix_ut",
+    "asking the model for a fix from the test results",
+    searches=True,
+    edits_locally=True,
+    # The search's undecided edits from the second turn on: shown in turn 1 they led the 1.5B
+    # model astray (QuixBugs dev find_in_sorted, fixed by a first turn without them), and a
+    # near-miss search's note is new evidence for the next turn.
+    search_hint_turn=2,
+    turns_without_gain=AUTO_TURNS_WITHOUT_GAIN,
 )
+
+
+def strategy_of(mode: Mode) -> ModeStrategy:
+    """The strategy of a requested mode, `auto` included: what the session, the walk from a
+    failure and the CLI decide by, instead of the mode's name."""
+    return AUTO if mode == "auto" else STRATEGIES[mode]
+
+
+def search_stage(request: DebugRequest) -> DebugRequest:
+    """A search-then-model request's edit search, alone: the first stage of a walk from a
+    failure (suspects/repair.py), and a search beside another function's partial fix."""
+    return dataclasses.replace(request, mode="search")
+
+
+def model_stage(request: DebugRequest) -> DebugRequest:
+    """A search-then-model request's model steps, its search left out (the walk ran it)."""
+    return dataclasses.replace(request, auto_search=False)
+
+
+# The modes the editors offer in their `mode` setting, in this order.
+EDITOR_MODES: tuple[Mode, ...] = tuple(mode for mode in MODES if strategy_of(mode).in_editors)
 
 
 # Answer budget (max_tokens) per prompt step when the request sets none. The reasoning steps ask
@@ -257,25 +319,18 @@ class PlannedMode:
     why: str  # shown in the transcript ("" when it is simply the mode asked for)
 
 
-AUTO_TURNS_WITHOUT_GAIN = 2
-"""`auto` stops after this many turns in a row of its last mode without gain. One was too few:
-the model's second turn is the one that sees the first turn's real results and the search's
-undecided edits (session._search_hint), and with a plan of one mode a single turn would end
-the Self-Debugging loop before any feedback reached the model."""
-
-
 def plan_modes(requested: Mode, *, has_tests: bool, can_probe: bool) -> list[PlannedMode]:
     """The modes a session runs, in order: the first from turn 1, each next one after a turn that
     gained nothing (no more chosen tests passing). A plain mode is a plan of one.
 
     `auto` (docs/MODES.md has the table and the measurements behind it): after the edit search
-    and the model's local edits (session.py), one whole-function mode, `ut`, because the failing
-    tests' real values in the shortest prompt fixed the most with a small local model (QuixBugs
-    dev with Qwen2.5-Coder-1.5B, against `probe` and `none`); it goes on while it gains, and two
-    turns in a row without gain (AUTO_TURNS_WITHOUT_GAIN) end the session. `explain` after it
-    fixed next to nothing on QuixBugs dev and HumanEvalFix dev40 for much of the time, far fewer
-    fixes a minute than `ut`'s turn, so it went when the local edits came. `probe` and `explain`
-    stay modes of their own.
+    and the model's local edits (session/steps.py), one whole-function mode, `ut`, because the
+    failing tests' real values in the shortest prompt fixed the most with a small local model
+    (QuixBugs dev with Qwen2.5-Coder-1.5B, against `probe` and `none`); it goes on while it
+    gains, and two turns in a row without gain (AUTO_TURNS_WITHOUT_GAIN) end the session.
+    `explain` after it fixed next to nothing on QuixBugs dev and HumanEvalFix dev40 for much of
+    the time, far fewer fixes a minute than `ut`'s turn, so it went when the local edits came.
+    `probe` and `explain` stay modes of their own.
 
     Without tests there are no failures to show or run, so every mode that needs them falls back
     to `explain` (the model can still reason about the code on its own). `requested` was checked

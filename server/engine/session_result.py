@@ -2,7 +2,7 @@
 
 Why its own module: the session decides, this module only reports what it decided (the best
 candidate and its diff, the test tallies before and after, the costs, and the caveats), so the
-loop in session.py reads without the bookkeeping.
+session's steps (session/) read without the bookkeeping.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from selfdebug.server.engine.types import (
 from selfdebug.server.runner.results import RunResult
 
 if TYPE_CHECKING:
-    from selfdebug.server.engine.session import Session
+    from selfdebug.server.engine.session.context import RunContext
 
 
-def session_result(session: Session, stop: StopReason, error: str) -> DebugResult:
+def session_result(session: RunContext, stop: StopReason, error: str) -> DebugResult:
     """What a finished session hands back: the best candidate (if any), its evidence, the
     costs and what the tests could not tell."""
     best = session.best
@@ -73,7 +73,7 @@ def session_result(session: Session, stop: StopReason, error: str) -> DebugResul
     )
 
 
-def _alternatives(session: Session) -> Alternatives | None:
+def _alternatives(session: RunContext) -> Alternatives | None:
     """The caveat's edits (the proposed fix's rivals), or the search's undecided ones."""
     if session.best is not None:
         return session.fix_alternatives if session.found_by and session.fix_caveat else None
@@ -81,7 +81,7 @@ def _alternatives(session: Session) -> Alternatives | None:
     return step.alternatives if step is not None and step.ambiguous else None
 
 
-def _caveat(session: Session) -> str:
+def _caveat(session: RunContext) -> str:
     """What the tests could not tell about the fix: answers that differ where a rule chose
     one (the search's), or no test beyond the chosen ones."""
     if session.found_by and session.fix_caveat:

@@ -2,8 +2,8 @@
 check every sample, run the usable ones on the chosen tests (once per distinct program), and
 guard the all-passing ones against the wider tests in vote order.
 
-The session (session.py) decides what a turn's outcome means for the loop (the fix, the best so
-far, a regression to report); this module only produces it.
+The session's turns (session/turns.py) decide what a turn's outcome means for the loop (the fix,
+the best so far, a regression to report); this module only produces it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from selfdebug.server.engine.transcript import compact_run
 from selfdebug.server.runner.results import RunResult, TestResult
 
 if TYPE_CHECKING:
-    from selfdebug.server.engine.session import Session
+    from selfdebug.server.engine.session.context import RunContext
 
 
 @dataclass
@@ -38,7 +38,7 @@ class TurnOutcome:
     broken: list[TestResult] | None = None  # all chosen pass, but these wider tests broke
 
 
-def take_turn(session: Session) -> TurnOutcome | None:
+def take_turn(session: RunContext) -> TurnOutcome | None:
     """Ask for a fix (after the mode's own step), check every sample, run the usable ones,
     and guard the all-passing ones in vote order. None when no sample was usable
     (`session.check_error` says why)."""
@@ -88,7 +88,7 @@ def take_turn(session: Session) -> TurnOutcome | None:
 
 
 def cached_run(
-    session: Session, kind: str, nodeids: list[str], candidate: Candidate, index: int
+    session: RunContext, kind: str, nodeids: list[str], candidate: Candidate, index: int
 ) -> RunResult:
     """Run `nodeids` on a candidate, once per distinct program: models often propose the
     same code again, and its tests would only say the same thing again."""
@@ -106,7 +106,7 @@ def cached_run(
     return run
 
 
-def guard(session: Session, evaluated: Evaluated) -> tuple[list[TestResult], RunResult | None]:
+def guard(session: RunContext, evaluated: Evaluated) -> tuple[list[TestResult], RunResult | None]:
     """Regression guard: the wider tests that passed before and fail (or vanish) with the
     candidate; [] when it is safe."""
     wider_tests = session.request.wider_tests

@@ -52,6 +52,9 @@ class DebugRequest:
     # already made in another function, under which this one is searched (a two-function fix).
     pinned_files: Mapping[Path, str] = field(default_factory=dict)
     transcript_path: Path | None = None  # JSON lines; written as the session goes
+    # the transcript lists every candidate the judge saw (program hash, fate): the benchmark's
+    # repair funnel (bench/funnel.py); off for users, as hashing costs ~1-7 ms a candidate
+    record_candidates: bool = False
     no_improvement_limit: int = 3
     # The model calls and the prompts:
     max_tokens: int | None = None  # per model call; None: the step's default (modes.py)

@@ -6,7 +6,8 @@
 2. `$/cancelRequest` reaches the job's CancelToken. Why: pygls runs `workspace/executeCommand`
    through a generator, so its own cancel only drops the reply while the session (model, tests)
    runs on; clients such as eglot cancel this way rather than through the progress bar.
-3. Bodies arrive through `receive` (from transport.py): malformed JSON gets -32700, a non-object
+3. Bodies arrive decoded through `receive` (from transport.py, which answers malformed JSON with
+   -32700): a non-object
    -32600, and only the top-level object becomes a message (pygls structured every nested object
    that looked like JSON-RPC, and we then answered an id the client never sent).
 4. -32603 answers carry a fixed sentence, never the exception text or traceback (they can hold
@@ -20,7 +21,6 @@
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -72,12 +72,8 @@ class AnsweringProtocol(LanguageServerProtocol):
         super()._handle_cancel_notification(msg_id)
 
     # -- from bytes to a message (transport.py calls these) ---------------------------------------
-    def receive(self, body: bytes) -> None:
-        try:
-            data = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as error:
-            self.send_parse_error(f"the message is not valid JSON ({error})")
-            return
+    def receive(self, data: Any) -> None:
+        """Handle one decoded body (transport.py answers bodies that are not JSON)."""
         if not isinstance(data, dict):
             self._send_error(None, INVALID_REQUEST, "a message must be a JSON object")
             return

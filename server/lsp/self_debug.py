@@ -160,8 +160,11 @@ class SessionRun:
 async def load_backend(
     ls: SelfDebugServer, settings: ServerSettings, mode: Mode | None, job: JobProgress
 ) -> Backend:
-    """The session's model, loaded off the event loop; none for `search` (no model call)."""
-    if (mode or settings.mode) == "search":
+    """The session's model, loaded off the event loop; none for a mode that makes no model
+    call (`search`)."""
+    from selfdebug.server.engine.modes import strategy_of
+
+    if not strategy_of(mode or settings.mode).uses_model:
         from selfdebug.server.backends.no_model import NoModelBackend
 
         return NoModelBackend()

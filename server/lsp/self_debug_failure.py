@@ -5,16 +5,17 @@ Argument: the test function, as for `selfdebug.selfDebug` ({uri, qualname | posi
 mode?}). The test is run, the project's functions ranked for its failure (engine/suspects/): the
 ranking is shown first (the progress names the suspects, each gets an Information diagnostic
 with its score, the log has the table), then the usual session runs on the top suspects in order
-under one time budget (engine/suspects/repair.py) and the first fix is delivered like any other
-(applied after confirmation, or proposed for review), naming the function it changed and why
-that function was chosen.
+under one time budget (the walk: engine/from_failure.py) and the first fix is delivered like
+any other (applied after confirmation, or proposed for review), naming the function it changed
+and why that function was chosen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol.types import (
     Diagnostic,
@@ -24,20 +25,18 @@ from lsprotocol.types import (
 )
 from pygls.uris import from_fs_path
 
-from selfdebug.server.cancel import CancelToken
+from selfdebug.server.engine.from_failure import (
+    FailureJob,
+    WalkHooks,
+    doing,
+    localize,
+    repair,
+)
 from selfdebug.server.engine.modes import Mode
 from selfdebug.server.engine.request import RequestError
 from selfdebug.server.engine.suspects.localize import FailureLocalization
 from selfdebug.server.engine.suspects.rank import Suspect
-from selfdebug.server.engine.suspects.repair import (
-    SUSPECTS_TRIED,
-    SuspectAttempt,
-    failing_tests_for,
-    own_tests_refusal,
-    repair_suspects,
-    reported,
-    why_chosen,
-)
+from selfdebug.server.engine.suspects.repair import SuspectAttempt, why_chosen
 from selfdebug.server.engine.types import DebugRequest, DebugResult
 from selfdebug.server.lsp import workspace_files
 from selfdebug.server.lsp.arguments import FunctionTarget, parse_target
@@ -59,6 +58,9 @@ from selfdebug.server.lsp.self_debug import (
 from selfdebug.server.lsp.server import SelfDebugServer  # pygls reads the handlers' annotations
 from selfdebug.server.lsp.settings import ServerSettings, runner_settings
 from selfdebug.server.lsp.targets import resolve_async
+
+if TYPE_CHECKING:
+    from selfdebug.server.runner import ProjectRunner
 
 DEBUG_FAILURE = "selfdebug.debugFailure"
 PROPOSE_FAILURE_FIX = "selfdebug.proposeFailureFix"
@@ -107,25 +109,35 @@ async def _debug_failure(
     root = find_project_root(test.path, workspace_files.locate(ls, test.uri).folder)
     nodeid = pytest_nodeid(root, test.path, test.qualname)
     job.report(f"isolation: {isolation.label}; running {nodeid}")
-    found = await ls.in_worker(_localize, ls, settings, root, nodeid, job.cancel)
-    if found.passed or found.error or not found.suspects:
-        why = ("the test passes: nothing to fix" if found.passed else found.error
+
+    def lend() -> AbstractContextManager[ProjectRunner]:  # a warm runner for each step
+        return ls.runners.lend(root, runner_settings(settings))
+
+    failure = FailureJob(
+        root,
+        (nodeid,),
+        budget_s=settings.failure_budget_seconds,
+        pairs="same file",  # a proposal is reviewed as one document
+    )
+    walk = await ls.in_worker(localize, failure, lend, job.cancel)
+    found = walk.found
+    if walk.stop:
+        why = ("the test passes: nothing to fix" if walk.stop == "passing" else found.error
                or "no function of the project ran in the failing test")  # fmt: skip
         ls.show(f"`{test.qualname}`: {why}", MessageType.Info)
-        stop = "already_passing" if found.passed else "error"
+        stop = "already_passing" if walk.stop == "passing" else "error"
         return send_report(ls, plain_report(test, stop, why), None)
     show_ranking(ls, test, root, found, job)
     backend = await load_backend(ls, settings, mode, job)
     runs: dict[str, SessionRun] = {}  # by suspect, those whose text the editor gave
     sessions: dict[str, Callable[[DebugRequest], DebugResult]] = {}
-    for suspect in found.suspects[:SUSPECTS_TRIED]:
+    for suspect in walk.tried:
         try:
             snapshot = await resolve_async(ls, _suspect_target(root, suspect))
         except Exception as error:  # changed since the run (renamed, unparsable): not tried
             ls.warn_once(f"{suspect.target} not debugged: {error}")
             continue
-        tests = failing_tests_for(found, suspect)
-        run = runs[suspect.target] = SessionRun.of(snapshot, root, tests)
+        run = runs[suspect.target] = SessionRun.of(snapshot, root, walk.tests_for(suspect))
         sessions[suspect.target] = session_runner(ls, settings, backend, job, run)
 
     def build(suspect: Suspect) -> DebugRequest:
@@ -138,25 +150,14 @@ async def _debug_failure(
         return sessions[suspect.target](request)
 
     def on_start(attempt: SuspectAttempt) -> None:
-        stage = f"{attempt.stage}; " if attempt.stage else ""
-        job.report_threadsafe(f"repairing `{attempt.suspect.qualname}` ({stage}{attempt.why})")
+        job.report_threadsafe(f"repairing `{attempt.suspect.qualname}` ({doing(attempt)})")
 
-    def vet(attempt: SuspectAttempt) -> str:
+    def on_vet(attempt: SuspectAttempt) -> None:
         job.report_threadsafe(f"checking the fix with the tests of `{attempt.suspect.qualname}`")
-        with ls.runners.lend(root, runner_settings(settings)) as runner:
-            return own_tests_refusal(attempt, runner, root)
 
-    attempts = await ls.in_worker(
-        repair_suspects,
-        found,
-        build,
-        run_one,
-        budget_s=settings.failure_budget_seconds,
-        on_start=on_start,
-        pairs="same file",  # a proposal is reviewed as one document
-        vet=vet,
-    )
-    shown = reported(attempts)
+    hooks = WalkHooks(run_one, request=build, on_start=on_start, on_vet=on_vet)
+    attempts = await ls.in_worker(repair, walk, hooks, lend)
+    shown = walk.shown
     if shown is None or shown.result is None:
         why = "no suspect could be debugged: " + "; ".join(a.error for a in attempts if a.error)
         return send_report(ls, plain_report(test, "error", why), None)
@@ -172,16 +173,6 @@ async def _debug_failure(
     )  # fmt: skip
     answer["suspects"] = [_suspect_json(s) for s in found.suspects[:SUSPECTS_SHOWN]]
     return answer
-
-
-def _localize(
-    ls: SelfDebugServer, settings: ServerSettings, root: Path, nodeid: str, cancel: CancelToken
-) -> FailureLocalization:
-    """The ranking on a warm runner. Blocking: call it in a worker thread."""
-    from selfdebug.server.engine.suspects.localize import localize_failure
-
-    with ls.runners.lend(root, runner_settings(settings)) as runner:
-        return localize_failure(runner, root, [nodeid], cancel=cancel)
 
 
 def _suspect_target(root: Path, suspect: Suspect) -> FunctionTarget:

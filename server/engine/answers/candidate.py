@@ -10,15 +10,17 @@ rebinding refused; newly used process, network, file and dynamic-code APIs flagg
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from selfdebug.server.engine.answers.added_prints import strip_added_prints
 from selfdebug.server.engine.answers.edit_blocks import apply_edit_answer
 from selfdebug.server.engine.answers.fences import code_blocks, continued_code, text_outside
 from selfdebug.server.engine.answers.safety import review_candidate
-from selfdebug.server.engine.answers.salvage import salvage_function, strip_added_prints
+from selfdebug.server.engine.answers.salvage import salvage_function
 from selfdebug.server.engine.target import TargetFunction
 
 _BUG_LINE = re.compile(r"^\s*(?:#+\s*)?(?:\*\*)?bug(?:\*\*)?\s*:?\s*(.*)$", re.IGNORECASE)
@@ -260,6 +262,12 @@ def program_key(code: str) -> str:
 
 def same_code(a: str, b: str) -> bool:
     return program_key(a) == program_key(b)
+
+
+def program_hash(code: str) -> str:
+    """A short name of `code`'s program (`program_key`): what a transcript records of each
+    candidate, so that a reader can tell which one is the upstream fix without its text."""
+    return hashlib.sha1(program_key(code).encode("utf-8")).hexdigest()[:12]
 
 
 def count_print_calls(code: str) -> int:

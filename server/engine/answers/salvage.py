@@ -16,21 +16,27 @@ engine may change, the target function:
 
 The edit stays honest: what the user accepts is only the function's lines, and everything moved
 into it (imports, helpers) shows in the diff. The LSP edit replaces the function's range alone, so
-nothing may be placed outside it.
+nothing may be placed outside it. The reply's and the file's top levels are read alike
+(module_level.py).
 """
 
 from __future__ import annotations
 
 import ast
-import copy
-import sys
 import textwrap
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from selfdebug.server.engine.answers.module_level import (
+    Binding,
+    ModuleLevel,
+    bound_names,
+    import_bindings,
+    is_docstring,
+    is_stdlib,
+    names_used,
+    shape,
+)
 from selfdebug.server.engine.target import FunctionNode, TargetFunction, first_line
-
-_STDLIB: frozenset[str] = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
 @dataclass
@@ -40,36 +46,6 @@ class Salvaged:
     code: str = ""
     problem: str = ""
     notes: list[str] = field(default_factory=list)  # what was dropped or moved, for the record
-
-
-# -- small readers ------------------------------------------------------------------------------
-
-
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return (
-        isinstance(stmt, ast.Expr)
-        and isinstance(stmt.value, ast.Constant)
-        and isinstance(stmt.value.value, str)
-    )
-
-
-def shape(node: ast.AST) -> str:
-    """A node's program, docstrings, comments and formatting aside (two equal shapes behave
-    the same)."""
-    node = copy.deepcopy(node)
-    for inner in ast.walk(node):
-        body = getattr(inner, "body", None)
-        if (
-            isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            and body
-            and _is_docstring(body[0])
-        ):
-            inner.body = body[1:] or [ast.Pass()]
-    return ast.dump(node)
-
-
-def _names_used(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def _names_at_definition_time(function: FunctionNode, future_annotations: bool) -> set[str]:
@@ -83,107 +59,14 @@ def _names_at_definition_time(function: FunctionNode, future_annotations: bool) 
         parts += [a.annotation for a in every if a is not None and a.annotation is not None]
         if function.returns is not None:
             parts.append(function.returns)
-    return set().union(*(_names_used(p) for p in parts)) if parts else set()
-
-
-@dataclass(frozen=True)
-class _Binding:
-    """What an import binds a name to: ("import", "os.path") or ("from", "math", "sqrt", 0)."""
-
-    key: tuple[object, ...]
-    text: str  # the import statement for this one name
-
-
-def _import_bindings(stmt: ast.Import | ast.ImportFrom) -> list[tuple[str, _Binding, ast.alias]]:
-    bound: list[tuple[str, _Binding, ast.alias]] = []
-    for alias in stmt.names:
-        if isinstance(stmt, ast.Import):
-            name = alias.asname or alias.name.split(".")[0]
-            key: tuple[object, ...] = ("import", alias.name if alias.asname else name)
-            text = f"import {alias.name}" + (f" as {alias.asname}" if alias.asname else "")
-        else:
-            name = alias.asname or alias.name
-            key = ("from", stmt.module or "", alias.name, stmt.level)
-            module = "." * stmt.level + (stmt.module or "")
-            text = f"from {module} import {alias.name}" + (
-                f" as {alias.asname}" if alias.asname else ""
-            )
-        bound.append((name, _Binding(key, text), alias))
-    return bound
-
-
-def _is_stdlib(stmt: ast.Import | ast.ImportFrom, alias: ast.alias) -> bool:
-    if isinstance(stmt, ast.ImportFrom):
-        if stmt.level or not stmt.module:
-            return False
-        top = stmt.module.split(".")[0]
-    else:
-        top = alias.name.split(".")[0]
-    return top in _STDLIB and top != "__future__"
-
-
-def _bound_names(stmt: ast.stmt) -> set[str]:
-    """Names a module-level assignment binds."""
-    targets: list[ast.expr] = []
-    if isinstance(stmt, ast.Assign):
-        targets = list(stmt.targets)
-    elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
-        targets = [stmt.target]
-    names: set[str] = set()
-    for target in targets:
-        names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-    return names
-
-
-@dataclass
-class _Module:
-    """What the user's file already has at module level."""
-
-    imports: dict[str, _Binding] = field(default_factory=dict)
-    definitions: dict[str, str] = field(default_factory=dict)  # name -> shape
-    assigned: set[str] = field(default_factory=set)
-    statements: set[str] = field(default_factory=set)  # shapes of simple statements
-    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
-    future_annotations: bool = False
-
-    @classmethod
-    def read(cls, source: str) -> _Module:
-        module = cls()
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            return module
-        for stmt in _module_level(tree.body):
-            if isinstance(stmt, ast.Import | ast.ImportFrom):
-                module.imports.update((n, b) for n, b, _alias in _import_bindings(stmt))
-                if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
-                    module.future_annotations |= any(a.name == "annotations" for a in stmt.names)
-            elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                module.definitions[stmt.name] = shape(stmt)
-                if isinstance(stmt, ast.ClassDef):
-                    module.classes[stmt.name] = stmt
-            elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
-                module.assigned |= _bound_names(stmt)
-                module.statements.add(shape(stmt))
-        return module
-
-
-def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Module-level statements, looking into if/try blocks (conditional imports)."""
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, ast.If):
-            yield from _module_level(stmt.body + stmt.orelse)
-        elif isinstance(stmt, ast.Try):
-            handlers = [s for h in stmt.handlers for s in h.body]
-            yield from _module_level(stmt.body + handlers + stmt.orelse + stmt.finalbody)
+    return set().union(*(names_used(p) for p in parts)) if parts else set()
 
 
 # -- the salvage -------------------------------------------------------------------------------
 
 
 def _find_target(
-    tree: ast.Module, target: TargetFunction, module: _Module
+    tree: ast.Module, target: TargetFunction, module: ModuleLevel
 ) -> tuple[FunctionNode | None, list[ast.stmt], str]:
     """The target's def in the reply, the other top-level statements to look at, and a problem
     ("" when none). A method may come inside its class; the class's other members must then be
@@ -211,7 +94,7 @@ def _find_target(
             changed = [
                 s
                 for s in wrapper.body
-                if s not in methods and not _is_docstring(s) and shape(s) not in known
+                if s not in methods and not is_docstring(s) and shape(s) not in known
             ]
             if changed:
                 what = ", ".join(sorted({_describe(s) for s in changed}))
@@ -249,18 +132,18 @@ def _describe(stmt: ast.stmt) -> str:
 
 def salvage_function(code: str, tree: ast.Module, target: TargetFunction, source: str) -> Salvaged:
     """Reduce the reply's code (dedented, parsed as `tree`) to the target function."""
-    module = _Module.read(source)
+    module = ModuleLevel.read(source)
     function, others, problem = _find_target(tree, target, module)
     if function is None:
         return Salvaged(problem=problem)
     result = Salvaged()
     helpers: dict[str, FunctionNode] = {}
-    imports: dict[str, tuple[ast.Import | ast.ImportFrom, ast.alias, _Binding]] = {}
+    imports: dict[str, tuple[ast.Import | ast.ImportFrom, ast.alias, Binding]] = {}
     assignments: list[ast.stmt] = []
     changed: list[FunctionNode | ast.ClassDef] = []  # the file's own, rewritten by the model
     for stmt in others:
         if isinstance(stmt, ast.Import | ast.ImportFrom):
-            for name, binding, alias in _import_bindings(stmt):
+            for name, binding, alias in import_bindings(stmt):
                 imports[name] = (stmt, alias, binding)
         elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             if module.definitions.get(stmt.name) == shape(stmt):
@@ -277,7 +160,7 @@ def salvage_function(code: str, tree: ast.Module, target: TargetFunction, source
             result.notes.append(f"dropped top-level {_describe(stmt)}")
 
     # What the kept code needs: the target, then every new helper it reaches.
-    used = _names_used(function)
+    used = names_used(function)
     nested: list[FunctionNode] = []
     pending = [name for name in helpers if name in used]
     while pending:
@@ -285,7 +168,7 @@ def salvage_function(code: str, tree: ast.Module, target: TargetFunction, source
         if any(h.name == name for h in nested):
             continue
         nested.append(helpers[name])
-        new = _names_used(helpers[name]) - used
+        new = names_used(helpers[name]) - used
         used |= new
         pending += [n for n in helpers if n in new]
     for name in helpers:
@@ -304,7 +187,7 @@ def salvage_function(code: str, tree: ast.Module, target: TargetFunction, source
         result.notes.append(f"dropped the changed {kind} `{definition.name}`: it is not used")
 
     for stmt in assignments:
-        names = {stmt.name} if isinstance(stmt, ast.ClassDef) else _bound_names(stmt)
+        names = {stmt.name} if isinstance(stmt, ast.ClassDef) else bound_names(stmt)
         needed = names & used
         if not needed:
             result.notes.append(f"dropped top-level {_describe(stmt)}")
@@ -323,7 +206,7 @@ def salvage_function(code: str, tree: ast.Module, target: TargetFunction, source
         name
         for node in ast.walk(function)
         if isinstance(node, ast.Import | ast.ImportFrom)
-        for name, _binding, _alias in _import_bindings(node)
+        for name, _binding, _alias in import_bindings(node)
     }
     for name, (stmt, alias, binding) in imports.items():
         if name not in used or name in imported_inside:
@@ -335,7 +218,7 @@ def salvage_function(code: str, tree: ast.Module, target: TargetFunction, source
                 problem=f"`{binding.text}` would rebind `{name}`, which the file already "
                 "defines differently; use the file's own"
             )
-        elif not _is_stdlib(stmt, alias):
+        elif not is_stdlib(stmt, alias):
             return Salvaged(
                 problem=f"`{binding.text}` is neither in the standard library nor imported by "
                 "the file; use only what the file already imports"
@@ -384,7 +267,7 @@ def _with_prelude(
         return ""  # `def f(x): return x`: no line to put anything on
     shifted = textwrap.dedent("".join(own)).splitlines(keepends=True)
     offset = len(own[0]) - len(own[0].lstrip()) if own else 0
-    after_docstring = _is_docstring(body[0]) and len(body) > 1
+    after_docstring = is_docstring(body[0]) and len(body) > 1
     anchor = body[1] if after_docstring else body[0]
     insert_at = (anchor.lineno - 1) - start
     indent = " " * max(anchor.col_offset - offset, 1)
@@ -400,70 +283,3 @@ def _with_prelude(
         block.append("\n")
     joined = "".join(shifted[:insert_at] + block + shifted[insert_at:])
     return joined if joined.endswith("\n") else joined + "\n"
-
-
-# -- print mode: the model's debugging prints never reach a fix ------------------------------
-
-
-def _print_statements(tree: ast.AST) -> list[ast.Expr]:
-    return [
-        n
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Expr)
-        and isinstance(n.value, ast.Call)
-        and isinstance(n.value.func, ast.Name)
-        and n.value.func.id == "print"
-    ]
-
-
-def strip_added_prints(code: str, original: str) -> tuple[str, int]:
-    """`code` without the `print(...)` statements the original function did not have, and how
-    many were removed. A print that is alone in its block becomes `pass`."""
-    try:
-        tree = ast.parse(code)
-        before = ast.parse(textwrap.dedent(original))
-    except SyntaxError:
-        return code, 0
-    kept = [ast.dump(p) for p in _print_statements(before)]
-    removed: list[ast.Expr] = []
-    for statement in sorted(_print_statements(tree), key=lambda n: (n.lineno, n.col_offset)):
-        shape_ = ast.dump(statement)
-        if shape_ in kept:
-            kept.remove(shape_)
-        else:
-            removed.append(statement)
-    if not removed:
-        return code, 0
-    parents = {
-        id(child): parent
-        for parent in ast.walk(tree)
-        for name, value in ast.iter_fields(parent)
-        if isinstance(value, list)
-        for child in value
-        if isinstance(child, ast.stmt)
-    }
-    lines = code.splitlines(keepends=True)
-    # Edit from the bottom so earlier positions stay valid.
-    for statement in sorted(removed, key=lambda n: (n.lineno, n.col_offset), reverse=True):
-        first, last = statement.lineno - 1, (statement.end_lineno or statement.lineno) - 1
-        end_col = statement.end_col_offset or 0
-        head, tail = lines[first][: statement.col_offset], lines[last][end_col:]
-        siblings = _siblings(parents.get(id(statement)), statement)
-        # A block left empty keeps its first statement's place as `pass`.
-        alone = all(s in removed for s in siblings) and statement is siblings[0]
-        whole_lines = not head.strip() and (not tail.strip() or tail.lstrip().startswith("#"))
-        if whole_lines and not alone:
-            lines[first : last + 1] = []
-        else:
-            newline = "\n" if lines[last].endswith("\n") else ""
-            lines[first : last + 1] = [head + "pass" + tail.rstrip("\n") + newline]
-    return "".join(lines), len(removed)
-
-
-def _siblings(parent: ast.AST | None, statement: ast.stmt) -> list[ast.stmt]:
-    if parent is None:
-        return [statement]
-    for _name, value in ast.iter_fields(parent):
-        if isinstance(value, list) and statement in value:
-            return [s for s in value if isinstance(s, ast.stmt)]
-    return [statement]

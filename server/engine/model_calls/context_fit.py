@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from selfdebug.server.engine.feedback import clip_middle
+from selfdebug.server.engine.clipping import clip_middle
 from selfdebug.server.engine.model_calls.prompting import PromptVars, RenderedPrompt, ShownTest
 
 CHARS_PER_TOKEN = 4  # estimate when the backend cannot count

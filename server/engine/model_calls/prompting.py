@@ -67,7 +67,7 @@ class PromptVars:
     code_only: bool = False  # ask for the code alone (the last answer was cut at its length)
     edit_form: bool = False  # ask for SEARCH/REPLACE blocks, not the function (answer_form.py)
     suspicious: str = ""  # "lines most likely at fault: 7, 5" (search/localize.py); "" when unknown
-    search_hint: str = ""  # edits that pass the tests at several lines (search.judge_survivors)
+    search_hint: str = ""  # edits that pass the tests at several lines (judge_survivors)
     turn: int = 1
     max_turns: int = 1
 

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from selfdebug.server.cancel import CancelToken
+from selfdebug.server.engine.judge.context import SearchContext
+from selfdebug.server.engine.judge.survivors import Survivor
 from selfdebug.server.engine.model_edits.fim_prompt import build_prompt
 from selfdebug.server.engine.model_edits.holes import holes_at
-from selfdebug.server.engine.search.edit_search import SearchContext, Survivor
 from selfdebug.server.engine.search.localize import SuspiciousLine
 
 MARGIN = 0.1  # nats per token over the next behaviour's best

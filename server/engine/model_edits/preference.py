@@ -25,16 +25,12 @@ from collections.abc import Callable, Sequence
 
 from selfdebug.server.backends.base import Backend, BackendCancelled, BackendError, Usage
 from selfdebug.server.engine.answers.candidate import program_key
+from selfdebug.server.engine.judge.context import BehaviourMatch, Preference, SearchContext
+from selfdebug.server.engine.judge.survivors import Survivor
 from selfdebug.server.engine.model_edits.fim_prompt import evidence_comments
 from selfdebug.server.engine.model_edits.holes import holes_at
 from selfdebug.server.engine.model_edits.naturalness import InfillScorer, Scored, most_natural
 from selfdebug.server.engine.model_edits.samples import edits_from
-from selfdebug.server.engine.search.edit_search import (
-    BehaviourMatch,
-    Preference,
-    SearchContext,
-    Survivor,
-)
 from selfdebug.server.engine.search.localize import SuspiciousLine
 
 SAMPLES = 4  # per line: the greedy answer and three sampled

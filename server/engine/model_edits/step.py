@@ -1,11 +1,11 @@
 """The model's local edits as one step of a session: holes at the suspicious lines, samples
-for each, judged by the edit search's judge, under one time budget.
+for each, judged by the judge every generator's candidates go to, under one time budget.
 
 The model writes the next hole while the tests judge the last one's samples (the judge is
 another process): on two cores both keep busy. The step stops at the first hole whose samples
 hold a candidate that passes every test it must, at its time budget, or when cancelled; the
-candidates then go through the search's own conclusion (edit_search.conclude: survivors ranked,
-run against each other on generated inputs, the winner verified afresh).
+candidates then go through the judge's conclusion (engine/judge/judge.py, `conclude`: survivors
+ranked, run against each other on generated inputs, the winner verified afresh).
 """
 
 from __future__ import annotations
@@ -27,26 +27,17 @@ from selfdebug.server.backends.base import (
 )
 from selfdebug.server.cancel import Cancelled
 from selfdebug.server.engine.answers.candidate import program_key
+from selfdebug.server.engine.judge.batches import Evaluation
+from selfdebug.server.engine.judge.context import SearchContext
+from selfdebug.server.engine.judge.judge import Judge, Judgement
 from selfdebug.server.engine.model_edits import chat_holes
 from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_comments
 from selfdebug.server.engine.model_edits.holes import Hole, holes_at
 from selfdebug.server.engine.model_edits.samples import edits_from, max_lines, stop_strings
 from selfdebug.server.engine.search import host as search_host
-from selfdebug.server.engine.search.edit_search import (
-    Evaluation,
-    Judging,
-    SearchContext,
-    SearchStep,
-    all_lines,
-    conclude,
-    evaluate,
-    passes,
-    refuse_overfitting,
-)
 from selfdebug.server.engine.search.edits import Edit
 from selfdebug.server.engine.search.host import SearchHost
-from selfdebug.server.engine.search.localize import Localization
-from selfdebug.server.runner.search_runner import SearchRunner
+from selfdebug.server.engine.search.localize import Localization, all_lines
 
 CHAT_TOKENS = 40  # a chat answer's fences and a short word around the code
 
@@ -79,45 +70,28 @@ def model_edit_step(
     localization: Localization,
     backend: Backend,
     settings: ModelEditSettings,
-) -> tuple[SearchStep, ModelEditStats]:
+) -> tuple[Judgement, ModelEditStats]:
     """Holes, samples, judging; `step.fix` is the verified winner when there is one. Raises
     Cancelled when cancelled."""
     started = time.monotonic()
     stats = ModelEditStats()
-    step = SearchStep(localization=localization)
+    step = Judgement()
     budget_end = started + settings.budget_s
     deadline = budget_end if context.deadline is None else min(context.deadline, budget_end)
     target = context.target
     lines = localization.lines or all_lines(target)
     holes = holes_at(target, lines, top=settings.top_lines)
     evidence = evidence_comments(context.evidence) if settings.hints else []
-    searcher = SearchRunner(
-        context.runner, context.file, target.qualname, context.source, target.start_line + 1
-    )
-    judging = Judging.of(context)
+    judge = Judge(context, deadline=deadline)
     edits: list[Edit] = []
     refused: list[str] = []
     judged = Evaluation()
     seen = {program_key(target.code)}
     survivors = 0
 
-    def judge(batch: list[Edit]) -> Evaluation:
-        return evaluate(
-            searcher,
-            batch,
-            context.chosen,
-            judging.wider,
-            first_line=target.start_line + 1,
-            must_pass=judging.must_pass,
-            settings=context.settings,
-            cancel=context.cancel,
-            deadline=deadline,
-            failing_first=judging.failing_before,
-        )
-
     def merge(offset: int, found: Evaluation) -> int:
         judged.extend(found, offset)
-        return sum(passes(v, judging.must_pass, judged.unsteady) for v in found.verdicts.values())
+        return judge.passing(found, judged.unsteady)
 
     form = "infill"  # until the backend says it cannot
     pending: tuple[int, Future[Evaluation]] | None = None
@@ -145,13 +119,13 @@ def model_edit_step(
             stats.samples += len(texts)
             context.event("model_edits_hole", line=line, kind=hole.kind, samples=texts[:16])
             new = edits_from(target, hole, texts, seen, total=len(texts))
-            new, why = refuse_overfitting(context, new)
+            new, why = judge.refuse_overfitting(new)
             refused += why
             if pending is not None:
                 survivors += merge(pending[0], pending[1].result())
                 pending = None
             if new:
-                pending = (len(edits), pool.submit(judge, new))
+                pending = (len(edits), pool.submit(judge.evaluate, new))
                 edits += new
         if pending is not None:
             survivors += merge(pending[0], pending[1].result())
@@ -162,7 +136,7 @@ def model_edit_step(
                   model_s=round(stats.usage.seconds, 2), error=stats.error,
                   form=stats.form)  # fmt: skip
     if edits:
-        conclude(context, searcher, step, edits, judged, judging, started, refused)
+        judge.conclude(step, edits, judged, started, refused)
     return step, stats
 
 
@@ -258,7 +232,7 @@ def for_session(
     usage: Usage,
     passthrough: tuple[type[BaseException], ...],
     version: search_host.Version | None = None,
-) -> SearchStep | None:
+) -> Judgement | None:
     """The step on the session's function as it is, or on `version` of it (the search's
     partial fix: `localization` is then that version's), its model calls added to `usage`
     (the session's); None when it failed (recorded: the session goes on to the model's other

@@ -4,12 +4,13 @@ Its parts, in the order a search uses them:
 - `localize.py`: the suspicious lines, Ochiai over the tests' real line coverage;
 - what the failing tests expect (raised exceptions) is read from `../evidence.py`, the
   session's one reading of the failing tests;
-- `registry.py`: every edit class, once (name, what it changes, where, size, and `examples.py`:
-  the real fix commits that show it);
-- the classes: `edits.py` (the `Edit`, `generate_edits` and the expression-level classes),
-  `statements.py`, `updates.py`, `raises.py`, `strings.py`, `texts.py`, `pairs.py`;
-- `edit_search.py`: the search itself (candidates judged in batches, survivors ranked);
-- `crosscheck.py`: versions compared on generated inputs;
+- `classes/`: the edit classes, one module each (where it applies, what it changes, its size
+  and place, and the real fix commits that show it), on `edit_class.py`'s `EditClass`, with
+  `scope.py` (the function's text and names), `operators.py` and `statements.py` to draw on;
+- `registry.py`: every class, found in `classes/`, and docs/MODES.md's table of them;
+- `edits.py`: the `Edit`s of every class at the suspicious lines, ordered and bounded;
+- `edit_search.py`: the search itself (localize, the candidate edits, handed to the judge:
+  ../judge/, which runs, ranks and verifies every generator's candidates);
 - `host.py`: the session's uses of the search (the function as it is, a model's near miss, a
   partial fix).
 """

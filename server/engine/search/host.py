@@ -7,9 +7,9 @@ source (its changed lines first, then the lines its own runs point at), once per
 most twice, and what it finds is judged as any fix is (fresh run, chosen and wider tests, the
 wider tests that passed on the original must still pass).
 
-The search's own partial fix (search.Partial: an edit that fixes some failing tests and breaks
-none, a bug at two places) is searched on the same way, and when that search finishes nothing,
-it is the version the model starts from (`partial_start`).
+The search's own partial fix (judge/partials.py, `Partial`: an edit that fixes some failing
+tests and breaks none, a bug at two places) is searched on the same way, and when that search
+finishes nothing, it is the version the model starts from (`partial_start`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.answers.candidate import Candidate
 from selfdebug.server.engine.evidence import Evidence
+from selfdebug.server.engine.judge.context import Preference, SearchContext, SearchSettings
+from selfdebug.server.engine.judge.partials import partial_holds
+from selfdebug.server.engine.judge.verify import VerifiedFix
+from selfdebug.server.engine.modes import strategy_of
 from selfdebug.server.engine.overfitting import ExpectedValues
 from selfdebug.server.engine.search import edit_search as search
 from selfdebug.server.engine.target import TargetFunction, locate
@@ -63,7 +67,7 @@ class SearchHost(Protocol):
 
     def remaining_s(self) -> float | None: ...
 
-    def preference_for(self, context: search.SearchContext) -> search.Preference | None:
+    def preference_for(self, context: SearchContext) -> Preference | None:
         """Who chooses among fixes the tests cannot tell apart (the model, in `auto`)."""
         ...
 
@@ -77,7 +81,7 @@ def context_for(
     evidence: Evidence | None = None,
     first_lines: list[int] | None = None,
     found_on: str = "",
-) -> search.SearchContext:
+) -> SearchContext:
     """The search's view of the session: the function as it is, or another version of it
     (`chosen_before` its run, `evidence` that run's, read once by the caller)."""
     request = host.request
@@ -90,7 +94,7 @@ def context_for(
     assert chosen is not None
     if chosen_before is None:
         evidence = host.evidence
-    context = search.SearchContext(
+    context = SearchContext(
         runner=host.runner,
         file=host.file,
         source=source if source is not None else host.source,
@@ -105,10 +109,11 @@ def context_for(
         run_tests=run_tests,
         progress=host.emit,
         event=host.record,
-        settings=search.SearchSettings(
+        settings=SearchSettings(
             max_edits=request.max_edits,
             crosscheck=request.generated_inputs > 0,
             generated_inputs=request.generated_inputs,
+            record_candidates=request.record_candidates,
         ),
         first_lines=first_lines or [],
         found_on=found_on,
@@ -136,7 +141,7 @@ def localize_and_search(
     when skipped (a test timed out in the baseline: it would again) or failed in a model mode
     (localization is evidence there, never fatal). `passthrough`: what stops the session."""
     runs = [host.chosen_before, host.wider_before]
-    model_mode = host.request.mode != "search"
+    model_mode = strategy_of(host.request.mode).uses_model
     if model_mode and any(r is not None and r.timed_out for r in runs):
         host.record("localization", skipped="a test timed out in the baseline")
         return None
@@ -156,12 +161,12 @@ def near_miss_fix(
     candidate: Candidate,
     run: RunResult | None,
     passthrough: tuple[type[BaseException], ...],
-) -> search.VerifiedFix | None:
+) -> VerifiedFix | None:
     """`auto`: the edit search on a model's candidate that passes more chosen tests than the
     original but not all (the caller knows it improved), at most NEAR_MISS_SEARCHES a
     session; the fix it finds, or None. A failure leaves the model's turn as it was."""
     request = host.request
-    if request.mode != "auto" or not request.auto_search or run is None:
+    if not strategy_of(request.mode).search_then_model(request) or run is None:
         return None
     if host.near_misses >= NEAR_MISS_SEARCHES or candidate.new_source is None:
         return None
@@ -200,7 +205,7 @@ class Version:
         changed = changed_lines(host.target, target.code, target.start_line + 1)
         return cls(new_source, target, run, Evidence.of(run), changed, found_on)
 
-    def context(self, host: SearchHost) -> search.SearchContext:
+    def context(self, host: SearchHost) -> SearchContext:
         """The search's view of this version: its changed lines first."""
         return context_for(
             host,
@@ -232,7 +237,7 @@ class PartialStart:
     second: search.SearchStep | None  # the search on it; None when it failed
 
     @property
-    def fix(self) -> search.VerifiedFix | None:
+    def fix(self) -> VerifiedFix | None:
         """The second search finished it."""
         return self.second.fix if self.second is not None else None
 
@@ -249,10 +254,10 @@ def partial_start(
         return None
     new_source = host.target.replace_in(host.source, partial.edit.code)
     run = host.run_tests(list(host.request.tests), new_source, label="search-partial")
-    kept = not run.no_longer_passing(before)
-    host.record("search_partial_run", edit=partial.describe(), passed=f"{run.passed}/{run.total}",
-                kept=kept and run.passed > before.passed)  # fmt: skip
-    if not kept or run.passed <= before.passed or run.all_passed:
+    kept = partial_holds(run, before)
+    passed = f"{run.passed}/{run.total}"
+    host.record("search_partial_run", edit=partial.describe(), passed=passed, kept=kept)
+    if not kept or run.all_passed:
         return None  # all passing: the fresh run disagrees with the search process
     candidate = Candidate(
         reply="",

@@ -11,6 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from selfdebug.server.engine.target import TargetFunction
 
 FAILING = ("failed", "error", "timeout")
 
@@ -94,3 +98,10 @@ def rank_lines(
     elif not passing:
         note = "no passing test: lines ranked by how many failing tests run them"
     return Localization(ranked, note)
+
+
+def all_lines(target: TargetFunction) -> list[SuspiciousLine]:
+    """Every line of the function's body in order, unscored: where to edit with no evidence."""
+    return [
+        SuspiciousLine(n, 0.0, 0, 0, 0, 0) for n in range(target.def_line + 2, target.end_line + 1)
+    ]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from selfdebug.server.engine.modes import model_stage, search_stage, strategy_of
 from selfdebug.server.engine.request import MAX_CHOSEN, RequestError, choose_tests
 from selfdebug.server.engine.suspects.localize import FailureLocalization
 from selfdebug.server.engine.suspects.rank import Suspect
@@ -191,11 +192,7 @@ def repair_suspects(
                 request = _beside(request, base)
             elif _staged(request):
                 attempt.stage = stage
-                request = (
-                    dataclasses.replace(request, mode="search")
-                    if stage == _SEARCH
-                    else dataclasses.replace(request, auto_search=False)
-                )
+                request = search_stage(request) if stage == _SEARCH else model_stage(request)
             own = request.time_budget_s
             budget = left if own is None or left is None else min(own, left)
             attempt.request = dataclasses.replace(
@@ -215,7 +212,7 @@ _SEARCH, _PAIR, _MODEL = "edit search", "edit search beside a partial fix", "mod
 
 
 def _searches(request: DebugRequest) -> bool:
-    return request.mode == "search" or _staged(request)
+    return strategy_of(request.mode).runs_search(request)
 
 
 def _pair_base(attempts: Sequence[SuspectAttempt]) -> SuspectAttempt | None:
@@ -248,7 +245,7 @@ def _beside(request: DebugRequest, base: SuspectAttempt) -> DebugRequest:
     edited = base.result.fixed_file
     assert edited is not None
     tests = list(dict.fromkeys([*base.request.tests, *request.tests]))
-    searched = dataclasses.replace(request, mode="search", tests=tests)
+    searched = dataclasses.replace(search_stage(request), tests=tests)
     if base.request.file == request.file:
         return dataclasses.replace(searched, source_override=edited)
     pinned = {**request.pinned_files, base.request.file: edited}
@@ -323,7 +320,7 @@ def _made_pass(gain: int) -> str:
 
 def _staged(request: DebugRequest) -> bool:
     """An `auto` session that starts with the edit search runs as two stages of the walk."""
-    return request.mode == "auto" and request.auto_search
+    return strategy_of(request.mode).search_then_model(request)
 
 
 def reported(attempts: list[SuspectAttempt]) -> SuspectAttempt | None:

@@ -18,7 +18,9 @@ answer); a version that did not finish in time agrees with anything (no evidence
   exceptions alone, changing only the failing tests' error;
 - `flaws`: inputs on which a candidate raises where the original returned normally (a fix
   that calls `.items()` on an argument the original also took as a list of pairs): strong
-  evidence of an overfit, and a reason to prefer a candidate without it.
+  evidence of an overfit, and a reason to prefer a candidate without it;
+- `crosscheck_programs`, `on_generated_inputs`: the session's survivors (or any function texts)
+  and the original run so, on inputs made from the calls the chosen and wider tests make.
 """
 
 from __future__ import annotations
@@ -28,12 +30,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from selfdebug.server.cancel import CancelToken
+from selfdebug.server.engine.judge.context import SearchContext, left
+from selfdebug.server.engine.judge.survivors import Survivor
 from selfdebug.server.runner.search_runner import CandidateCode, CrossCheckRun, SearchRunner
 
 ORIGINAL = "original"
 SEPARATOR = "\x1f"  # _selfdebug_inputs_v1.SEPARATOR
 COUNT = 200  # generated inputs
 FLAW_EXCEPTIONS_SKIPPED = ("RecursionError",)  # deeper inputs, not a new fault
+MIN_INPUTS = 20  # fewer say little the tests did not; needed to call edits equivalent (a flaw or a
+# disagreement needs only the one input that shows it: fix_check.py uses every usable check)
 
 
 def _agree(a: str, b: str) -> bool:
@@ -227,3 +233,40 @@ def run_crosscheck(
         timeout_s=timeout_s,
     )
     return CrossCheck(name, run)
+
+
+def crosscheck_programs(
+    context: SearchContext, searcher: SearchRunner, programs: Sequence[Survivor]
+) -> CrossCheck | None:
+    """The programs and the original on generated inputs; None when that gives no evidence
+    (no calls recorded, too few inputs, an error): see the transcript's `crosscheck` event."""
+    if not context.settings.crosscheck:
+        return None
+    context.progress(f"running {len(programs)} edits on generated inputs", 0.9)
+    check = on_generated_inputs(context, searcher, [s.edit.code for s in programs])
+    context.cancel.raise_if_cancelled()
+    context.event(
+        "crosscheck",
+        versions=len(programs),
+        **check.record_fields(),
+    )
+    return check if gives_evidence(check) else None
+
+
+def on_generated_inputs(
+    context: SearchContext, searcher: SearchRunner, codes: Sequence[str]
+) -> CrossCheck:
+    """`codes` (function texts, ids "0", "1", ... in order) and the original run on the inputs
+    generated from the calls the chosen and wider tests make."""
+    versions = Versions({str(i): code for i, code in enumerate(codes)},
+                        context.target.start_line + 1)  # fmt: skip
+    tests = list(dict.fromkeys(context.chosen + context.wider))
+    return run_crosscheck(
+        searcher, context.target.name, versions, tests,
+        count=context.settings.generated_inputs, cancel=context.cancel,
+        timeout_s=left(context.deadline),
+    )  # fmt: skip
+
+
+def gives_evidence(check: CrossCheck) -> bool:
+    return check.usable and check.inputs >= MIN_INPUTS

@@ -1,0 +1,199 @@
+"""The steps of a session before the model's turns (turns.py): the baseline run, localization
+(with the edit search, `EditSearch`) and the model's local edits. Each is a small object with
+one method, `run(context) -> StopReason | None` (pipeline.Step); which of them a mode runs is
+plan.py's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from selfdebug.server.engine import feedback
+from selfdebug.server.engine.evidence import Evidence
+from selfdebug.server.engine.model_calls.prompting import ShownTest
+from selfdebug.server.engine.model_edits import step as model_edits
+from selfdebug.server.engine.overfitting import expected_values, passing_test_sources
+from selfdebug.server.engine.search import host as search_host
+from selfdebug.server.engine.session.pipeline import PASSTHROUGH, Stop
+from selfdebug.server.engine.turn import Evaluated
+from selfdebug.server.engine.types import StopReason
+from selfdebug.server.runner.results import RunResult, nodeid_covers
+
+if TYPE_CHECKING:
+    from selfdebug.server.engine.search.edit_search import SearchStep
+    from selfdebug.server.engine.session.context import RunContext
+
+
+def _missing(nodeids: list[str], run: RunResult) -> list[str]:
+    """Requested ids with no result (a parametrized or file/class id matches its items)."""
+    seen = [t.nodeid for t in run.tests]
+    return [n for n in nodeids if not any(nodeid_covers(n, s) for s in seen)]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The session's start: the chosen and wider tests on the original, read once (the
+    failing tests' evidence, the tests shown, the values a fix may not write in)."""
+
+    probe_problem: str = ""  # why probes cannot go in (modes.why_no_probes): recorded
+    name: ClassVar[str] = "baseline"
+
+    def run(self, context: RunContext) -> StopReason | None:
+        request = context.request
+        context.recorder.record(
+            "session_start",
+            file=str(context.file),
+            qualname=request.qualname,
+            requested_mode=request.mode,
+            tests=request.tests,
+            tests_found_by=request.tests_found_by,
+            wider_tests=len(request.wider_tests),
+            max_turns=request.max_turns,
+            samples=request.samples,
+            backend=context.backend.name,
+            prompt_form=context.backend.prompt_form,
+            function_range=[context.target.start_line, context.target.end_line],
+            mode_plan=[p.mode for p in context.plan],
+        )
+        if self.probe_problem:
+            context.recorder.record("probe_check", ok=False, reason=self.probe_problem)
+        if request.tests:
+            stop = self._chosen(context)
+            if stop is not None:
+                return stop
+        if request.wider_tests:
+            context.emit(f"running {len(request.wider_tests)} wider tests")
+            context.wider_before = context.run_tests(
+                request.wider_tests, context.source, label="wider"
+            )
+        if context.chosen_before is not None:
+            root = Path(request.project_root)
+            passing = passing_test_sources(root, context.chosen_before, context.wider_before)
+            context.test_values = expected_values(context.evidence, context.source, passing)
+        return None
+
+    @staticmethod
+    def _chosen(context: RunContext) -> StopReason | None:
+        request = context.request
+        context.emit(f"running {len(request.tests)} tests")
+        before = context.run_tests(request.tests, context.source, label="baseline")
+        context.chosen_before = before
+        context.evidence = Evidence.of(before)
+        tally = f"{before.passed}/{before.total}"
+        # What the runner noticed (a plugin the tests need, no pytest-timeout) reaches the user.
+        context.warnings.extend(n for n in before.notes if n not in context.warnings)
+        context.emit(f"{tally} tests pass before any change", baseline=before)
+        if before.error and not before.tests:
+            raise Stop("error", f"the tests could not run: {before.error}")
+        missing = _missing(request.tests, before)
+        if missing:
+            raise Stop(
+                "error",
+                f"the tests could not run: pytest found no test {', '.join(missing)} "
+                "(check the node ids)",
+            )
+        if before.all_passed:
+            return "already_passing"
+        context.current_run = before
+        ran = [t.nodeid for t in before.tests]
+        failing = {t.nodeid for t in before.tests if not t.ok}
+        shown = feedback.sources_to_show(Path(request.project_root), ran, failing=failing)
+        context.tests_shown = [ShownTest(nodeid, source) for nodeid, source in shown]
+        return None
+
+
+@dataclass(frozen=True)
+class Localize:
+    """Rank the suspicious lines (every mode with tests: shown to the user and the model);
+    `EditSearch` tries small edits there too (search/host.py), in the same runs.
+
+    `alone`: the search is the whole mode (`search`): without tests it has nothing to judge an
+    edit by (an error), and what it does not fix ends the session."""
+
+    alone: bool = False
+    searches: ClassVar[bool] = False
+    name: ClassVar[str] = "localize"
+
+    def run(self, context: RunContext) -> StopReason | None:
+        if context.chosen_before is None:
+            if self.alone:
+                raise Stop("error", "mode search needs tests: edits are judged by them")
+            return None
+        step = search_host.localize_and_search(context, self.searches, PASSTHROUGH)
+        context.search_step = step or context.search_step
+        if step is not None and step.search is not None:
+            context.refused += [f"edit search: {why}" for why in step.search.refused]
+        if step is not None and context.adopt(step.fix, step.caveat, step.alternatives):
+            return "passed"
+        if step is not None and self.searches and _start_from_partial(context, step):
+            return "passed"
+        context.check()  # cancelled, or the search spent the time budget
+        return "no_improvement" if self.alone else None
+
+
+@dataclass(frozen=True)
+class EditSearch(Localize):
+    """Localization, then the edit search (`search`, and `auto` before its first model call).
+
+    `auto` searches first because the search costs seconds and a model turn a minute: on
+    QuixBugs dev and the first 40 HumanEvalFix dev problems it alone makes many of `auto`'s
+    fixes, with no model call (docs/MODES.md, "What `auto` does"; the runs: docs/bench/)."""
+
+    searches: ClassVar[bool] = True
+    name: ClassVar[str] = "edit search"
+
+
+def _start_from_partial(context: RunContext, step: SearchStep) -> bool:
+    """The search's partial fix (search_host.partial_start): True when a second search
+    on it finished the fix; else, when it holds up, the model starts from it (the best so
+    far, shown as the function with its remaining failures)."""
+    context.check()
+    start = search_host.partial_start(context, step, PASSTHROUGH)
+    context.partial = start
+    if start is None:
+        return False
+    if context.adopt(start.fix):
+        return True
+    context.best, context.best_wider = Evaluated(start.candidate, start.run), None
+    context.found_by = "edit search (part of a fix)"
+    context.current_code, context.current_run = start.code, start.run
+    context.fixed_at_turn = context.turn
+    return False
+
+
+@dataclass(frozen=True)
+class ModelLocalEdits:
+    """When the search found no fix: the model's local edits at the suspicious lines
+    (model_edits/), on the function as it is or, when the search fixed part of it (a bug at
+    two places), on that partial fix; "passed" when one is the fix."""
+
+    name: ClassVar[str] = "model local edits"
+
+    def run(self, context: RunContext) -> StopReason | None:
+        step, version = context.search_step, None
+        if context.best is not None:  # the search's partial fix: the edits start from it
+            start = context.partial
+            step = start.second if start is not None else None
+            version = start.version if start is not None else None
+            if version is None:
+                return None
+        if (
+            step is None
+            or step.localization is None
+            or step.ambiguous  # the tests cannot choose among edits already
+        ):
+            return None
+        on = " of the search's partial fix" if version is not None else ""
+        context.emit(f"model edits at the suspicious lines{on}")
+        found = model_edits.for_session(
+            context, context.backend, step.localization, context.model.usage, PASSTHROUGH, version
+        )
+        if found is not None and found.search is not None:
+            context.refused += [f"model local edit: {why}" for why in found.search.refused]
+        context.check()
+        if found is None or not context.adopt(found.fix, found.caveat, found.alternatives):
+            return None
+        context.mode = context.request.mode  # the model wrote it: not the edit search's
+        return "passed"
