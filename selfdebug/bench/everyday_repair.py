@@ -21,14 +21,14 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from selfdebug.bench.everyday_cases import EverydayCase, copy_project
 from selfdebug.bench.repair_report import ProblemOutcome
 
 if TYPE_CHECKING:
-    from selfdebug.bench.repair import RepairConfig
     from selfdebug.server.backends.base import Backend
+    from selfdebug.server.backends.settings import BackendSettings as _BackendSettings
     from selfdebug.server.cancel import CancelToken
     from selfdebug.server.engine.from_failure import FailureWalk
     from selfdebug.server.engine.types import DebugRequest, DebugResult
@@ -73,10 +73,21 @@ def runner_settings(test_timeout_s: float) -> RunnerSettings:
     return RunnerSettings(interpreter=sys.executable, test_timeout_s=test_timeout_s)
 
 
+class RunConfig(Protocol):
+    """What a run needs of the bench's configuration (bench/repair.py's RepairConfig), without
+    importing the module that imports this one."""
+
+    max_turns: int
+    samples: int
+    test_timeout_s: float
+    session_timeout_s: float | None
+    backend: _BackendSettings | None
+
+
 def solve_everyday(
     case: EverydayCase,
     mode: str,
-    config: RepairConfig,
+    config: RunConfig,
     backend: Backend,
     cancel: CancelToken,
     transcript_dir: Path | None = None,
