@@ -129,7 +129,7 @@ def rejudge(args: argparse.Namespace, *, show: bool = True) -> dict[str, Any]:
             try:
                 if isinstance(problem, RealCase):
                     _rescore_real(problem, outcome, args)
-                else:
+                elif isinstance(problem, Problem):  # an everyday case's is its hidden check's
                     _rescore_problem(problem, outcome, args.test_timeout)
             except (PatchError, CaseError) as error:
                 outcome.verdict, outcome.verdict_how = "", f"not rejudged: {error}"[:500]

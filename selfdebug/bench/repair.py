@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from selfdebug.bench.datasets import DatasetError, Problem, load_problems, select_problems
+from selfdebug.bench.everyday_cases import EverydayCase, is_everyday_folder, load_everyday
 from selfdebug.bench.funnel import funnel_report
 from selfdebug.bench.judge import WRONG, judge_problem
 from selfdebug.bench.project_env import DEFAULT_ENV_CACHE
@@ -67,7 +68,8 @@ _FINGERPRINT_KEYS = (
 )  # fmt: skip
 _NEW_KEYS = {"from_failure": False}  # fingerprint keys added later, with their old meaning
 
-Case = Problem | RealCase  # a one-file benchmark problem, or a real repository's bug
+# a one-file benchmark problem, a real repository's bug, or an everyday project's slip
+Case = Problem | RealCase | EverydayCase
 BackendFactory = Callable[[Case], "Backend"]
 ResultCallback = Callable[[ProblemOutcome], None]
 
@@ -292,6 +294,8 @@ def solve_problem(
 
 
 def _load(dataset: Path) -> list[Case]:
+    if is_everyday_folder(dataset):
+        return list(load_everyday(dataset))
     if is_case_folder(dataset):
         return list(load_cases(dataset))
     return list(load_problems(dataset))
@@ -386,7 +390,8 @@ def write_report(
     report = build_report(outcomes, modes, record)
     report["coverage"] = {"done": len(outcomes), "planned": n * len(modes)}
     if cases:
-        report["funnel"] = funnel_report(outcomes, cases, out / "transcripts", repos)
+        with_upstream = [c for c in cases if not isinstance(c, EverydayCase)]  # not yet read
+        report["funnel"] = funnel_report(outcomes, with_upstream, out / "transcripts", repos)
     try:
         plot_fixes_by_turn(report, out / PLOT_FILE)
         report["plot"] = PLOT_FILE  # beside the report: no path of this machine in it
@@ -443,6 +448,10 @@ def _run_pairs(
 
             backend: Backend = NoModelBackend() if not _uses_model(mode) else factory(problem)
             transcripts = config.out / "transcripts"
+            if isinstance(problem, EverydayCase):
+                from selfdebug.bench.everyday_repair import solve_everyday
+
+                return solve_everyday(problem, mode, config, backend, cancel, transcripts)
             if isinstance(problem, RealCase):
                 return _solve_real(problem, mode, config, backend, cancel, transcripts)
             return solve_problem(problem, mode, config, backend, cancel, transcripts)
