@@ -163,12 +163,15 @@ def _fewest_crashes(
     check: CrossCheck, keys: dict[int, str], candidates: list[Survivor], notes: dict[int, str]
 ) -> tuple[list[Survivor], list[Survivor]]:
     """(those of `candidates` that crash least often where another one returns normally, the
-    others), each other's note added to `notes`. Why, whatever the original did there: of two
-    fixes that pass the same tests, a reviewer takes the one that also answers a short input
-    over the one that still indexes past its end (a crash is an exception the function's own
-    code does not raise on purpose)."""
-    if len(candidates) < 2:
-        return candidates, []
+    others), each other's note added to `notes`, when they all edit one line. Why, whatever
+    the original did there: of two fixes that pass the same tests, a reviewer takes the one that
+    also answers a short input over the one that still indexes past its end (a crash is an
+    exception the function's own code does not raise on purpose); the smallest edit was taken
+    before. Fixes at several lines that disagree are left undecided, as before: there a crash
+    is weaker evidence than a test, and the one that never raises can be as wrong as the rest
+    (measured on the search's dev runs)."""
+    if len(candidates) < 2 or len({n for s in candidates for n in s.edit.lines}) > 1:
+        return candidates, []  # at several lines, disagreeing fixes stay undecided
     found = {}
     for survivor in candidates:
         others = [keys[id(o)] for o in candidates if o is not survivor]
