@@ -19,6 +19,9 @@ answer); a version that did not finish in time agrees with anything (no evidence
 - `flaws`: inputs on which a candidate raises where the original returned normally (a fix
   that calls `.items()` on an argument the original also took as a list of pairs): strong
   evidence of an overfit, and a reason to prefer a candidate without it;
+- `crashes`: inputs on which a candidate crashes where another candidate returns normally,
+  whatever the original did (a bound that still indexes past the end of a short list, where
+  another fix answers): a reason to prefer the one that answers;
 - `crosscheck_programs`, `on_generated_inputs`: the session's survivors (or any function texts)
   and the original run so, on inputs made from the calls the chosen and wider tests make.
 """
@@ -167,6 +170,30 @@ class CrossCheck:
             if raised and b.startswith("ok:"):
                 found.append(index)
         return found
+
+    def crashes(
+        self, key: str, others: Sequence[str], on_purpose: Collection[str] = ()
+    ) -> list[int]:
+        """Inputs on which `key` crashes (raises what its code does not raise on purpose) where
+        one of `others` returns normally, whatever the original did there: two fixes that pass
+        the same tests, one of which also answers where the other breaks."""
+        theirs = [self.outcomes(other) for other in others]
+        found = []
+        for index, outcome in enumerate(self.outcomes(key)):
+            raised = _raised(outcome)
+            if not raised or raised in FLAW_EXCEPTIONS_SKIPPED or raised in on_purpose:
+                continue
+            if any(index < len(o) and o[index].startswith("ok:") for o in theirs):
+                found.append(index)
+        return found
+
+    def crash_note(self, key: str, found: Sequence[int]) -> str:
+        """`raises IndexError on f([1, 2]), where another fix returns`."""
+        index = found[0]
+        raised = _raised(self.outcomes(key)[index])
+        more = f" (and on {len(found) - 1} more generated inputs)" if len(found) > 1 else ""
+        call = f"{self.name}({self.run.inputs[index]})"
+        return f"raises {raised} on {call}, where another fix returns{more}"
 
     def flaw_note(self, key: str) -> str:
         """`raises AttributeError on update([('a', 1)]), where the original returned`."""

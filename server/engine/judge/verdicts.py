@@ -12,6 +12,8 @@ such a search). `SurvivorVerdict.rule` names the rule that decided; `agreement`,
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -105,7 +107,9 @@ def judge_survivors(
         if note:
             verdict.flaws[id(survivor)] = note
     candidates = [s for s in programs if id(s) not in verdict.flaws] or programs
+    candidates, crashing = _fewest_crashes(check, keys, candidates, verdict.flaws)
     flawed = [s for s in programs if s not in candidates]  # tried only if the rest fail
+    flawed.sort(key=lambda s: s in crashing)  # (a crash where the original returned first)
     groups = check.behaviour_groups([keys[id(s)] for s in candidates])
     verdict.groups = [[by_key[k].edit.describe() for k in group] for group in groups]
     behaviours = [[by_key[k] for k in group] for group in groups]  # the survivors, grouped
@@ -153,6 +157,60 @@ def judge_survivors(
             verdict.separation = describe_separation(separation, labels)
         verdict.alternatives = _alternatives(separation, keys, firsts)
     return verdict
+
+
+def _fewest_crashes(
+    check: CrossCheck, keys: dict[int, str], candidates: list[Survivor], notes: dict[int, str]
+) -> tuple[list[Survivor], list[Survivor]]:
+    """(those of `candidates` that crash least often where another one returns normally, the
+    others), each other's note added to `notes`, when they all edit one line. Why, whatever
+    the original did there: of two fixes that pass the same tests, a reviewer takes the one that
+    also answers a short input over the one that still indexes past its end (a crash is an
+    exception the function's own code does not raise on purpose); the smallest edit was taken
+    before. Fixes at several lines that disagree are left undecided, as before: there a crash
+    is weaker evidence than a test, and the one that never raises can be as wrong as the rest
+    (measured on the search's dev runs)."""
+    if len(candidates) < 2 or len({n for s in candidates for n in s.edit.lines}) > 1:
+        return candidates, []  # at several lines, disagreeing fixes stay undecided
+    found = {}
+    for survivor in candidates:
+        others = [keys[id(o)] for o in candidates if o is not survivor]
+        on_purpose = raised_on_purpose(survivor.edit.code)
+        found[id(survivor)] = check.crashes(keys[id(survivor)], others, on_purpose)
+    fewest = min(len(crashes) for crashes in found.values())
+    steadier = [s for s in candidates if len(found[id(s)]) == fewest]
+    crashing = [s for s in candidates if len(found[id(s)]) > fewest]
+    for survivor in crashing:
+        notes[id(survivor)] = check.crash_note(keys[id(survivor)], found[id(survivor)])
+    return steadier, crashing
+
+
+def raised_on_purpose(code: str) -> set[str]:
+    """The exception names `code` raises itself (`raise KeyError(...)`; with a bare `raise`, the
+    ones its handlers catch): those are answers, not crashes."""
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            names.add(_name(node.exc.func if isinstance(node.exc, ast.Call) else node.exc))
+        elif isinstance(node, ast.ExceptHandler) and node.type is not None and _reraises(node):
+            types = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            names.update(_name(t) for t in types)
+    return names - {""}
+
+
+def _reraises(handler: ast.ExceptHandler) -> bool:
+    """A handler that lets what it caught go on (`raise` alone)."""
+    return any(isinstance(n, ast.Raise) and n.exc is None for n in ast.walk(handler))
+
+
+def _name(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def preferred(
