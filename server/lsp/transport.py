@@ -79,7 +79,7 @@ async def read_messages(reader: Any, receiver: Receiver, stopped: Any = None) ->
             receiver.send_parse_error(f"message of {length} bytes is over the size limit")
             continue
         try:
-            data = await _decoded(body)
+            data = _decoded(body)
         except (ValueError, UnicodeDecodeError) as error:
             receiver.send_parse_error(f"the message is not valid JSON ({error})")
             continue
@@ -89,7 +89,7 @@ async def read_messages(reader: Any, receiver: Receiver, stopped: Any = None) ->
             logger.exception("handling a message failed")
 
 
-async def _decoded(body: bytes) -> Any:
+def _decoded(body: bytes) -> Any:
     """The body's JSON value: `json`'s, found faster for a big body.
 
     Why orjson, and on the loop: messages are handled in order, so a request behind a 10 MB
