@@ -96,7 +96,6 @@ def solve_everyday(
     error, retried on resume, never a result)."""
     from selfdebug.server.backends.settings import BackendSettings
     from selfdebug.server.engine.suspects.rank import rank_of
-    from selfdebug.server.engine.suspects.repair import ranked_by_evidence
     from selfdebug.server.runner import ProjectRunner
 
     outcome = ProblemOutcome(mode=mode, id=case.id, source=case.source, real=True)
@@ -131,8 +130,7 @@ def solve_everyday(
         outcome.discovery_seconds = localize_seconds
         found = walk.found
         outcome.suspect_rank = rank_of(case.function, found.suspects)
-        after = ranked_by_evidence(found.suspects, walk.attempts)
-        outcome.evidence_rank = rank_of(case.function, after)
+        outcome.evidence_rank = rank_of(case.function, walk.ranked_after())
         outcome.discovery_note = found.error or "\n".join(found.table(5))
         outcome.suspects_tried = sum(a.result is not None for a in walk.attempts)
         shown = walk.shown
