@@ -77,7 +77,7 @@ def test_holes_are_lines_then_gaps_then_blocks_each_span_once():
     holes = holes_at(target, _lines(check, low, high, high + 1))
     code = target.code.splitlines()
     spans = [(h.kind, [code[n - 1].strip() for n in range(h.first, h.last + 1)]) for h in holes]
-    assert spans == [
+    assert spans[:6] == [
         ("line", ["if x < low:"]),  # a compound statement's header only
         ("line", ["low = min(xs)"]),
         ("line", ["high = max(", "xs", ")"]),  # a statement over several lines, whole
@@ -88,10 +88,12 @@ def test_holes_are_lines_then_gaps_then_blocks_each_span_once():
     gap = holes[3]
     assert code[gap.first - 2].strip() == "low = min(xs)" and gap.indent == "    "
     assert holes[0].indent == "        " and holes[-1].indent == "    "
-    assert [h.rank for h in holes] == [0, 1, 2, 1, 2, 0]
+    assert [h.rank for h in holes[:6]] == [0, 1, 2, 1, 2, 0]
+    # then the holes of a few lines (tests/test_model_edits_multiline.py)
+    assert all(h.lines > 1 for h in holes[6:]) and holes[6:]
     # nothing runs after a return: no gap there
     end = holes_at(target, _lines(_file_line("        return (high - low) * scale")))
-    assert [h.kind for h in end] == ["line"]
+    assert [h.kind for h in end if h.kind in ("line", "gap", "block")] == ["line"]
 
 
 def test_a_tie_of_lines_is_not_cut_the_line_pass_goes_through_it():

@@ -3,8 +3,10 @@
 Prefix: the module's imports, the class header for a method, the evidence as comments above
 the function (a failing test's check and what it got), then the function's lines above the
 hole, so that the model writes the hole knowing what went wrong.
-Suffix: the function's lines below the hole. The text keeps the file's own indentation, so the
-model continues real code; samples.py takes the answer back to the function's column-0 text.
+Suffix: the function's lines below the hole (as they read with the answer in: a chain's `if`
+made `elif` under a new branch), so that an answer of several lines knows what follows and
+where to stop. The text keeps the file's own indentation, so the model continues real code;
+samples.py takes the answer back to the function's column-0 text.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from selfdebug.server.engine.evidence import Evidence, FailingTest
-from selfdebug.server.engine.model_edits.holes import Hole
+from selfdebug.server.engine.model_edits.holes import Hole, lines_after
 from selfdebug.server.engine.target import TargetFunction
 
 MAX_IMPORTS = 20
@@ -82,7 +84,7 @@ def build_prompt(
         lines = [line.strip() for line in code_lines[hole.first - 1 : hole.last]]
         was = f"{at}# the line was: {_one_line(' '.join(lines))}\n"
     prefix = context + "".join(notes) + above + was + at
-    suffix = "\n" + file_text(code_lines[hole.last :])
+    suffix = "\n" + file_text(lines_after(hole, code_lines))
     return FimPrompt(prefix, suffix)
 
 

@@ -2,11 +2,16 @@
 
 An answer is cut where the hole ends: one line for a one-line hole; for a longer one (a
 statement over several lines, a block header with its first statement) as many lines as it
-replaces, plus one; for a gap, up to GAP_LINES new lines. Lines that leave the hole's block
-(less indented than its first line) end it. What is left must make the function parse, change
-its program (a comment or formatting alone does not), not repeat an earlier sample, and add none
-of the constructs the search refuses as degenerate (a return that leaves the rest of the
-function dead, a constant condition: search/edits.py).
+replaces, plus one; for a gap, up to GAP_LINES new lines; for the holes of a few lines
+(holes.py: a guard, a grown statement, a branch, a longer gap) up to the hole's `lines`. Lines
+that leave the hole's block (less indented than its first line) end it, and so does a blank one.
+An answer of several lines is taken as far as the function parses with it (an answer cut at its
+most lines can end in a header without its body), less the lines at its end that only repeat
+the code after the hole (a model that writes on into the suffix); an answer that is nothing but
+a copy of the lines around the hole is no edit. What is left must make the function parse,
+change its program (a comment or formatting alone does not), not repeat an earlier sample, and
+add none of the constructs the search refuses as degenerate (a return that leaves the rest of
+the function dead, a constant condition: search/edits.py).
 """
 
 from __future__ import annotations
@@ -15,13 +20,15 @@ import ast
 from collections.abc import Sequence
 
 from selfdebug.server.engine.answers.candidate import program_key
-from selfdebug.server.engine.model_edits.holes import Hole
+from selfdebug.server.engine.model_edits.holes import Hole, lines_after
 from selfdebug.server.engine.search.edits import Edit, degenerate_count
 from selfdebug.server.engine.target import TargetFunction
 
 EDIT_CLASS = "model-local-edit"  # not a class of search/registry.py: the model wrote it
 GAP_LINES = 3
-SIZE = {"line": 3, "block": 4, "gap": 4}  # beside the registry's sizes: a statement, a guess
+# beside the registry's sizes (3 a statement, 4 a guessed one): a few guessed lines are 5, so a
+# one-line fix that passes as well ranks first
+SIZE = {"line": 3, "block": 4, "gap": 4, "guard": 5, "grown": 5, "branch": 5}
 
 
 def stop_strings(hole: Hole) -> list[str]:
@@ -30,6 +37,11 @@ def stop_strings(hole: Hole) -> list[str]:
 
 
 def max_lines(hole: Hole) -> int:
+    """The most lines an answer writes: the hole's own (holes.py), else by its kind."""
+    if hole.lines:
+        return hole.lines
+    if hole.kind == "line" and hole.replaced == 1:
+        return 1  # a chat answer's second line as well: one line for a one-line hole
     return GAP_LINES if hole.kind == "gap" else hole.replaced + 1
 
 
@@ -65,17 +77,25 @@ def edits_from(
     original's among them; updated). `numbers`: each text's sample number, of `total`."""
     code_lines = target.code.splitlines()
     before = code_lines[hole.first - 1 : hole.last]
+    above = code_lines[: hole.first - 1]
+    below = lines_after(hole, code_lines)
+    if hole.next_line is not None:  # the line after the hole changes with it
+        before = code_lines[hole.first - 1 : hole.last + 1]
     degenerate = degenerate_count(ast.parse(target.code))
     file_line = target.start_line + hole.first  # the hole's first line, 1-based in the file
     edits: list[Edit] = []
     for index, text in enumerate(texts):
         new = cut(text, hole, target.indent)
-        if new is None or new == before:
+        if new is not None and (len(new) > 1 or hole.lines):  # a gap's one line as before
+            new = _without_copies(new, above, below, hole)
+        if new is None:
             continue
-        code = "\n".join(code_lines[: hole.first - 1] + new + code_lines[hole.last :]) + "\n"
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
+        parsed = _parsing(above, new, below)
+        if parsed is None:
+            continue
+        kept, code, tree = parsed
+        after = kept + below[:1] if hole.next_line is not None else kept
+        if after == before:
             continue
         if degenerate_count(tree) > degenerate:  # e.g. a return that leaves the rest dead
             continue
@@ -84,7 +104,6 @@ def edits_from(
             continue
         seen.add(key)
         number = numbers[index] if index < len(numbers) else index + 1
-        where = f"after line {file_line - 1}" if hole.kind == "gap" else f"at line {file_line}"
         edits.append(
             Edit(
                 line=file_line,
@@ -92,9 +111,49 @@ def edits_from(
                 size=SIZE[hole.kind],
                 edit_class=EDIT_CLASS,
                 before="\n".join(before),
-                after="\n".join(new),
+                after="\n".join(after),
                 code=code,
-                origin=f"the model {where} (sample {number} of {total or len(texts)})",
+                origin=f"the model {_where(hole, file_line)} (sample {number} of "
+                f"{total or len(texts)})",
             )
         )
     return edits
+
+
+def _where(hole: Hole, file_line: int) -> str:
+    if hole.kind == "gap":
+        return f"after line {file_line - 1}"
+    return f"before line {file_line}" if hole.replaced == 0 else f"at line {file_line}"
+
+
+def _parsing(
+    above: list[str], new: list[str], below: list[str]
+) -> tuple[list[str], str, ast.Module] | None:
+    """The most of `new`'s lines, from its first, with which the function parses: (those lines,
+    the function's text, its tree); None when not even its first line does."""
+    for end in range(len(new), 0, -1):
+        code = "\n".join(above + new[:end] + below) + "\n"
+        try:
+            return new[:end], code, ast.parse(code)
+        except SyntaxError:
+            continue
+    return None
+
+
+def _without_copies(
+    new: list[str], above: list[str], below: list[str], hole: Hole
+) -> list[str] | None:
+    """An answer (of several lines, or in a hole of a few) less its last lines where they
+    repeat the first lines after the hole (the model wrote on into the code that follows);
+    None when nothing else is left, or when what is left of an insertion repeats the lines
+    just above it."""
+    for start in range(len(new)):
+        tail = new[start:]
+        if [line.rstrip() for line in below[: len(tail)]] == tail:
+            new = new[:start]
+            break
+    if not new:
+        return None
+    if hole.replaced == 0 and [line.rstrip() for line in above[-len(new) :]] == new:
+        return None
+    return new
