@@ -241,8 +241,8 @@ def test_a_sampled_hole_that_passes_is_judged_like_a_search_edit_and_proposed(tm
     backend = ScriptedBackend(
         [
             "total = sum(xs) + 1",  # greedy at line 3's hole (`return total`): wrong
-            "total = sum(xs) * 2",
-            "return total / len(xs)",  # passes both tests
+            "total = sum(xs) * 2",  # greedy at line 2's hole, the next place: wrong
+            "return total / len(xs)",  # sampled at line 3: passes both tests
             "return total // 2",  # passes the failing test only, breaks test_one
         ],
         prompt_form="completion",
@@ -260,7 +260,10 @@ def test_a_sampled_hole_that_passes_is_judged_like_a_search_edit_and_proposed(tm
     assert prefix.endswith("    total = sum(xs)\n    ")
     assert "# a failing test: assert mean([2, 4]) == 3 -> " in prefix
     assert suffix == "\n"
-    assert backend.requests[1].n == 3 and backend.requests[1].temperature > 0
+    # the greedy answer at the next place before the first place's sampled ones (plan_asks)
+    assert backend.requests[1].temperature == 0.0
+    assert (backend.requests[1].infill or [""])[0].endswith("def mean(xs):\n    ")
+    assert backend.requests[2].n == 3 and backend.requests[2].temperature > 0
     events = {e["event"]: e for e in read_transcript(transcript)}
     assert events["model_edits"]["samples"] >= 4 and events["model_edits"]["candidates"] >= 3
     assert (tmp_path / "p" / "stats.py").read_text(encoding="utf-8") == MEAN  # untouched
@@ -269,7 +272,7 @@ def test_a_sampled_hole_that_passes_is_judged_like_a_search_edit_and_proposed(tm
     made = read_generated(read_transcript(transcript))
     (chosen,) = [g for g in made if g.result == "chosen"]
     assert chosen.key == program_hash(result.fixed_function)
-    assert (chosen.generator, chosen.sample) == ("model local edit", "sample 3 of 4")
+    assert (chosen.generator, chosen.sample) == ("model local edit", "sample 2 of 4")
     assert {g.result for g in made} >= {"fails", "breaks wider"}
 
 
@@ -285,8 +288,8 @@ def test_a_sample_that_writes_the_expected_value_in_is_named_as_refused(tmp_path
 
 
 def test_the_greedy_answer_is_judged_when_the_budget_ends_while_sampling(tmp_path):
-    """A slow machine: the greedy answer came, the sampled ones ran past the step's time; the
-    answer at hand is not thrown away with them."""
+    """A slow machine: the greedy answer came, the next call (the next place's) ran past the
+    step's time; the answer at hand is not thrown away with it."""
     from selfdebug.server.backends.base import BackendTimeout
 
     root = _mean_project(tmp_path / "p")
@@ -297,8 +300,8 @@ def test_the_greedy_answer_is_judged_when_the_budget_ends_while_sampling(tmp_pat
     )
     result = run_session(_request(root, transcript, model_edit_samples=4), backend)
     assert result.success, result.error
-    assert result.found_by.startswith("the model at line 3 (sample 1 of 1)")
-    assert backend.requests[1].temperature > 0  # the sampled call that ran out of time
+    assert result.found_by.startswith("the model at line 3 (sample 1 of 4)")
+    assert len(backend.requests) == 2  # the call that ran out of time ended the step
 
 
 def test_without_fim_tokens_a_chat_model_is_asked_for_the_marked_place_only(tmp_path):

@@ -15,6 +15,7 @@ from selfdebug.server.engine.model_edits import chat_holes
 from selfdebug.server.engine.model_edits.fim_prompt import build_prompt
 from selfdebug.server.engine.model_edits.holes import Hole, holes_at
 from selfdebug.server.engine.model_edits.samples import edits_from, max_lines, stop_strings
+from selfdebug.server.engine.model_edits.step import SPREAD, plan_asks
 from selfdebug.server.engine.search.localize import SuspiciousLine
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
@@ -181,6 +182,25 @@ def test_a_branch_before_the_chains_if_makes_it_elif_in_the_prompt_and_the_edit(
     assert edit.after == "    if obj is None:\n        value = ''\n    elif isinstance(obj, str):"
 
 
+def test_the_first_samples_visit_the_three_best_places_before_a_second_sample_anywhere():
+    target = locate(CONVERT, "convert")
+    lines = _lines(9, 4, 10, 6, scores=(1.0, 0.8, 0.5, 0.25))
+    holes = holes_at(target, lines)
+    asks = plan_asks(holes, lines, samples=8)
+    first = asks[:SPREAD]
+    assert [(a.hole.kind, a.hole.rank, a.greedy, a.sampled) for a in first] == [
+        ("line", 0, True, 0), ("line", 1, True, 0), ("line", 2, True, 0)]  # fmt: skip
+    assert (asks[SPREAD].hole, asks[SPREAD].greedy) == (first[0].hole, False)
+    # a hole's samples by its line's score against the best: 8, 7 (0.8), 4 (0.5), 2 at least
+    assert [a.total for a in asks[:SPREAD]] == [8, 7, 4]
+    assert {a.total for a in asks if a.hole.rank == 3} == {2}
+    # every hole gets its greedy answer once and its samples in all
+    for hole in holes:
+        mine = [a for a in asks if a.hole == hole]
+        assert sum(a.greedy for a in mine) == 1
+        assert sum(a.greedy + a.sampled for a in mine) == mine[0].total
+
+
 def test_a_chat_model_is_told_what_a_hole_of_a_few_lines_lacks_and_answers_it_whole():
     target = locate(CONVERT, "convert")
     holes = holes_at(target, _lines(4))
@@ -253,6 +273,17 @@ def test_a_guard_written_before_the_first_statement_fixes_a_missing_early_return
     added = [line for line in result.diff.splitlines() if line.startswith("+ ")]
     assert added == ["+    if not values:", "+        return 0"]
     assert result.wider_after is not None and result.wider_after.passed == 1
+    # the three places (lines 4, 3, 2 tie; the later first) each had their greedy answer
+    # before the first place's second sample
+    asked = [(r.temperature, (r.infill or ["", ""])[1].split("\n")[1].strip())
+             for r in backend.requests]  # fmt: skip
+    assert asked[:4] == [
+        (0.0, ""),  # the line hole at `return ...`: nothing follows
+        (0.0, "return total / count / base"),  # at `count = len(values)`
+        (0.0, "count = len(values)"),  # at `total = sum(values)`
+        (asked[3][0], ""),  # the first place again, sampled
+    ]
+    assert asked[3][0] > 0
     guards = [e for e in read_transcript(transcript)
               if e["event"] == "model_edits_hole" and e["kind"] == "guard"]  # fmt: skip
     assert [g["samples"] for g in guards if g["line"] == 2] == [[GUARD, GUARD]]

@@ -2,15 +2,19 @@
 for each, judged by the judge every generator's candidates go to, under one time budget.
 
 The model writes the next hole while the tests judge the last one's samples (the judge is
-another process): on two cores both keep busy. The step stops at the first hole whose samples
-hold a candidate that passes every test it must, at its time budget, or when cancelled; the
-candidates then go through the judge's conclusion (engine/judge/judge.py, `conclude`: survivors
-ranked, run against each other on generated inputs, the winner verified afresh).
+another process): on two cores both keep busy. The samples spread over the places first
+(`plan_asks`): the greedy answer at each of the SPREAD best places' own lines before any
+sampled answer, then each hole's samples, fewer at a less suspicious line. The step stops at
+the first call whose samples hold a candidate that passes every test it must, at its time
+budget, or when cancelled; the candidates then go through the judge's conclusion
+(engine/judge/judge.py, `conclude`: survivors ranked, run against each other on generated
+inputs, the winner verified afresh).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -37,15 +41,16 @@ from selfdebug.server.engine.model_edits.samples import edits_from, max_lines, s
 from selfdebug.server.engine.search import host as search_host
 from selfdebug.server.engine.search.edits import Edit
 from selfdebug.server.engine.search.host import SearchHost
-from selfdebug.server.engine.search.localize import Localization, all_lines
+from selfdebug.server.engine.search.localize import Localization, SuspiciousLine, all_lines
 
 CHAT_TOKENS = 40  # a chat answer's fences and a short word around the code
+SPREAD = 3  # places whose line's greedy answer comes before any sampled answer
 
 
 @dataclass
 class ModelEditSettings:
     budget_s: float = 90.0  # the whole step: sampling and judging
-    samples: int = 8  # per hole: one greedy, the rest sampled
+    samples: int = 8  # per hole at the best line (one greedy, the rest sampled): hole_samples
     top_lines: int = 6  # suspicious lines with holes
     temperature: float = 0.8
     tokens_per_line: int = 40
@@ -95,30 +100,34 @@ def model_edit_step(
 
     form = "infill"  # until the backend says it cannot
     pending: tuple[int, Future[Evaluation]] | None = None
+    asks = plan_asks(holes, lines, settings.samples)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="selfdebug-judge") as pool:
-        for number, hole in enumerate(holes, 1):
+        for number, ask in enumerate(asks, 1):
             if context.cancel.cancelled or time.monotonic() >= deadline or survivors:
                 break
+            hole = ask.hole
             line = target.start_line + hole.first
             context.progress(
-                f"model edits: line {line} (hole {number}/{len(holes)}), "
+                f"model edits: line {line} (hole {holes.index(hole) + 1}/{len(holes)}), "
                 f"{stats.samples} samples, {len(judged.verdicts)} judged, {survivors} survive",
                 min(0.9, (time.monotonic() - started) / settings.budget_s),
             )
             try:
-                ask = functools.partial(_sample, context, backend, hole, evidence, settings,
-                                        deadline, stats.usage, cold=number == 1)  # fmt: skip
-                texts, form, other_form = _sample_in_form(ask, backend.prompt_form, form)
+                ask_in = functools.partial(_sample, context, backend, hole, evidence, settings,
+                                           deadline, stats.usage, cold=number == 1,
+                                           draws=ask.draws(settings.temperature))  # fmt: skip
+                texts, form, other_form = _sample_in_form(ask_in, backend.prompt_form, form)
                 stats.form = other_form or stats.form
             except BackendCancelled:
                 raise Cancelled(context.cancel.reason or "cancelled")
             except BackendError as error:
                 stats.error = str(error)
                 break
-            stats.holes += 1
+            stats.holes += ask.greedy
             stats.samples += len(texts)
             context.event("model_edits_hole", line=line, kind=hole.kind, samples=texts[:16])
-            new = edits_from(target, hole, texts, seen, total=len(texts))
+            numbers = range(ask.first, ask.first + len(texts))
+            new = edits_from(target, hole, texts, seen, numbers=numbers, total=ask.total)
             new, why = judge.refuse_overfitting(new)
             refused += why
             if pending is not None:
@@ -138,6 +147,51 @@ def model_edit_step(
     if edits:
         judge.conclude(step, edits, judged, started, refused)
     return step, stats
+
+
+@dataclass(frozen=True)
+class Ask:
+    """The model's calls at one hole in one go: its greedy answer, its sampled ones, or both;
+    the answers are numbered of `total`, the hole's samples in all."""
+
+    hole: Hole
+    greedy: bool
+    sampled: int
+    total: int
+
+    @property
+    def first(self) -> int:
+        """The number of the ask's first answer (the greedy one is 1)."""
+        return 1 if self.greedy else 2
+
+    def draws(self, temperature: float) -> list[tuple[float, int]]:
+        return [(0.0, 1)] * self.greedy + [(temperature, self.sampled)] * (self.sampled > 0)
+
+
+def plan_asks(holes: Sequence[Hole], lines: Sequence[SuspiciousLine], samples: int) -> list[Ask]:
+    """The holes' calls in order: the greedy answer at the line holes of the SPREAD best
+    places first (the evidence ranks places roughly: a fix at the second place no longer
+    waits for every sample at the first), then the holes in their order (holes.py) with the
+    rest of their samples."""
+    firsts = [hole for hole in holes if hole.kind == "line"][:SPREAD]
+    counts = {hole: hole_samples(hole, lines, samples) for hole in holes}
+    asks = [Ask(hole, True, 0, counts[hole]) for hole in firsts]
+    for hole in holes:
+        greedy = hole not in firsts
+        sampled = counts[hole] - 1
+        if greedy or sampled > 0:
+            asks.append(Ask(hole, greedy, sampled, counts[hole]))
+    return asks
+
+
+def hole_samples(hole: Hole, lines: Sequence[SuspiciousLine], samples: int) -> int:
+    """A hole's samples by its line's score against the best one's (a line half as suspicious
+    gets half as many, two at least): the budget goes where the evidence points. Unscored
+    lines (no evidence) all get `samples`."""
+    best = max((line.score for line in lines), default=0.0)
+    if best <= 0 or samples <= 2 or hole.rank >= len(lines):
+        return samples
+    return max(2, min(samples, math.ceil(samples * lines[hole.rank].score / best)))
 
 
 def sample_hole(
@@ -185,13 +239,16 @@ def _sample(
     *,
     cold: bool,
     form: str = "infill",
+    draws: Sequence[tuple[float, int]] = (),
 ) -> list[str]:
     """The hole's samples, greedy first (the calls added to `usage`), each as a FIM answer.
     `form`: "infill" (the model's FIM tokens), "chat" (chat_holes.py) or "completion" (a base
-    model without FIM tokens: the prefix alone, continued left to right)."""
+    model without FIM tokens: the prefix alone, continued left to right). `draws`: (temperature,
+    answers) per call; by default the greedy one and the settings' other samples."""
     prompt = build_prompt(context.source, context.target, hole, evidence)
     texts: list[str] = []
-    for temperature, n in ((0.0, 1), (settings.temperature, settings.samples - 1)):
+    draws = draws or ((0.0, 1), (settings.temperature, settings.samples - 1))
+    for temperature, n in draws:
         left = deadline - time.monotonic()
         if n <= 0 or left <= 1:
             break
