@@ -6,7 +6,8 @@ cores), is cut at the length limit or repeats the function unchanged; one line c
 so the same minute buys dozens of candidates, each judged like the search's edits (AlphaRepair,
 Xia & Zhang FSE'22; Xia, Wei & Zhang ICSE'23).
 
-- holes.py: where (the line, its statement, its block's header with it, the gap after it);
+- holes.py: where (the line, its statement, its block's header with it, the gap after it;
+  then a guard before it, it grown into a few lines, a new branch of its if/elif chain);
 - fim_prompt.py: what the model reads (prefix and suffix around a hole, with the evidence);
 - samples.py: the model's answers made into edits (cut at the hole's end, parsed, deduped);
 - step.py: all of it under one time budget, judged by search/edit_search.py;
