@@ -85,8 +85,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=90.0,
         metavar="S",
-        help="auto: seconds for the model's local edits at the suspicious lines when the edit "
-        "search finds nothing (default 90; 0: off)",
+        help="auto: the cap in seconds on the model's local edits at the suspicious lines when "
+        "the edit search finds nothing, longer where the model writes slower (default 90; 0: off)",
     )
     parser.add_argument("--test-timeout", type=float, default=10.0, metavar="S")
     add_isolation_arguments(parser)

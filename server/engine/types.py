@@ -73,7 +73,9 @@ class DebugRequest:
     max_edits: int = 300  # edit search (mode `search`, first step of `auto`): candidates at most
     auto_search: bool = True  # `auto` runs the edit search before its first model call
     # `auto`, when the search finds nothing: the model writes the suspicious lines anew, many
-    # samples judged like the search's edits (engine/model_edits/), for at most this long; 0: off
+    # samples judged like the search's edits (engine/model_edits/), `model_edit_samples` per hole;
+    # this cap in seconds is the reference machine's, scaled up on a slower one (model_edits/
+    # step.py, `step_cap_s`); 0: off
     model_edits_s: float = 90.0
     model_edit_samples: int = 8  # per hole: one greedy, the rest at temperature 0.8
     # fixes and the search's survivors run against the original on inputs made from the tests'
