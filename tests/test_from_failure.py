@@ -466,7 +466,7 @@ def test_the_walk_stops_at_the_first_fix_and_skips_a_suspect_it_cannot_debug():
 
 
 def test_a_fix_the_walk_refuses_is_no_fix_nor_evidence_and_the_walk_goes_on():
-    def vet(attempt: SuspectAttempt) -> str:
+    def vet(attempt: SuspectAttempt, _left: float | None) -> str:
         return "it breaks the helper's own test" if attempt.suspect.qualname == "a" else ""
 
     attempts = _walk(["a", "b", "c"], {"a": True, "b": True, "c": True}, "search", vet=vet)
@@ -479,6 +479,24 @@ def test_a_fix_the_walk_refuses_is_no_fix_nor_evidence_and_the_walk_goes_on():
     assert search_evidence(attempts) == {"m.py::b": 2}  # the refused edit points nowhere
     shown = reported(attempts)
     assert shown is not None and shown.suspect.qualname == "b"
+
+
+def test_a_fix_found_as_the_budget_ends_is_kept_unchecked_with_a_warning():
+    vetted = []
+    ticks = iter([0.0, 0.0, 120.0])  # the start, before the session, after it: none left
+
+    def vet(attempt: SuspectAttempt, left: float | None) -> str:
+        vetted.append(left)
+        return "never asked"
+
+    attempts = _walk(["a", "b"], {"a": True, "b": True}, "search", vet=vet, budget_s=100.0,
+                     clock=lambda: next(ticks))  # fmt: skip
+    (fixed,) = attempts
+    assert vetted == [] and not fixed.refused
+    assert fixed.result is not None and fixed.result.success
+    assert fixed.result.warnings == [
+        "the walk: not run with the tests of `a`: the time budget was spent"
+    ]
 
 
 def test_the_walk_shares_one_budget_between_its_sessions():

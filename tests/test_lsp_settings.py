@@ -84,7 +84,7 @@ def test_mapping_to_backend_runner_and_request():
             "mode": "ut",
             "modelCallDeadline": 400,
             "modelEditsSeconds": 30,
-            "failureBudgetSeconds": 120,
+            "timeBudgetSeconds": 120,
         }
     ).settings
     backend = backend_settings(settings)
@@ -117,7 +117,12 @@ def test_mapping_to_backend_runner_and_request():
     assert request.test_timeout_s == 3.0
     assert request.model_call_deadline_s == 400.0
     assert request.model_edits_s == 30.0
-    assert settings.failure_budget_seconds == 120.0  # the walk over a failure's suspects
+    assert settings.time_budget_seconds == 120.0  # a session, or the walk over the suspects
+    assert request.time_budget_s == 120.0
+    spent = structure_settings({"timeBudgetSeconds": 0})
+    assert spent.settings.time_budget_seconds == 360.0  # 0 or less: the default, and why
+    assert spent.problems == ["selfdebug.timeBudgetSeconds: must be > 0, got 0.0; using the "
+                              "default 360.0"]  # fmt: skip
     assert (
         debug_request(
             settings,

@@ -24,6 +24,7 @@ from selfdebug.server.engine.evidence import Evidence
 from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_comments
 from selfdebug.server.engine.model_edits.holes import Hole, holes_at
 from selfdebug.server.engine.model_edits.samples import cut, edits_from, stop_strings
+from selfdebug.server.engine.model_edits.step import MAX_SCALE, SLOW_TOK_S, step_cap_s
 from selfdebug.server.engine.search.localize import SuspiciousLine
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
@@ -302,6 +303,63 @@ def test_the_greedy_answer_is_judged_when_the_budget_ends_while_sampling(tmp_pat
     assert result.success, result.error
     assert result.found_by.startswith("the model at line 3 (sample 1 of 4)")
     assert len(backend.requests) == 2  # the call that ran out of time ended the step
+
+
+def test_a_hole_whose_first_samples_make_nothing_new_gets_no_more(tmp_path):
+    """The early stop (step.PROBE_SAMPLES): at `return total` the greedy answer (asked first,
+    with the other place's: step.plan_asks) is a new program (wrong), so that hole gets all its
+    other 7 samples, asked as two sampled calls with the seeds following on; at `total =
+    sum(xs)` the same answer only makes dead code, and after its first samples the hole is
+    left, the reason in the transcript."""
+    root = _mean_project(tmp_path / "p")
+    transcript = tmp_path / "t.jsonl"
+    backend = ScriptedBackend(["return total + 1"], prompt_form="completion")
+    result = run_session(_request(root, transcript), backend)
+    assert not result.success
+    records = [e for e in read_transcript(transcript)
+               if e["event"] in ("model_edits_hole", "early_stop")]  # fmt: skip
+    greedy, other_greedy, first, *rest = records
+    assert [(e["event"], e["line"], len(e["samples"])) for e in (greedy, other_greedy)] == [
+        ("model_edits_hole", 3, 1), ("model_edits_hole", 2, 1)]  # fmt: skip
+    assert first["event"] == "model_edits_hole"  # progress: no early stop before it
+    assert (first["line"], first["kind"], len(first["samples"])) == (3, "line", 7)
+    stops, others = rest[::2], rest[1::2]  # each other hole: its early stop, then the hole
+    assert others and {e["event"] for e in stops} == {"early_stop"}
+    # the other line's hole had its greedy answer already: 3 more; the rest greedy and 3
+    assert [len(h["samples"]) for h in others] == [3] + [4] * (len(others) - 1)
+    assert [e["line"] for e in stops] == [h["line"] for h in others]
+    assert stops[0]["step"] == "model local edits" and stops[0]["samples"] == 3
+    assert "make no new program" in stops[0]["reason"]
+    # the first hole's answers: greedy, then seeds 1-3 and 4-7 (one call's samples, split)
+    asked = [(r.n, r.seed, r.temperature > 0) for r in backend.requests[:4]]
+    assert asked == [(1, 1, False), (1, 1, False), (3, 1, True), (4, 4, True)]
+    assert len([r for r in backend.requests if r.infill]) == 4 + 1 + 2 * (len(others) - 1)
+
+
+def test_the_steps_time_cap_grows_on_a_machine_where_the_model_writes_slowly(tmp_path):
+    """Samples are the step's bound, its seconds a cap set on the reference machine: here the
+    model writes 2 tokens/s (a busy machine), so the 2 s cap becomes 8 s and the hole's last
+    call, whose last sample is the fix, is still asked (at 2 s it would not be); the other
+    place's greedy answer comes between (step.plan_asks)."""
+    root = _mean_project(tmp_path / "p")
+    transcript = tmp_path / "t.jsonl"
+    filler = "\n# " + " ".join(["words"] * 20)  # a long answer: the speed can be measured
+    wrong, fix = "return total + 1" + filler, "return total / len(xs)" + filler
+    backend = ScriptedBackend([wrong] * 6 + [fix], prompt_form="completion", delay_s=0.6,
+                              speed=(40.0, 2.0))  # fmt: skip
+    result = run_session(_request(root, transcript, model_edits_s=2.0), backend)
+    assert result.success, result.error
+    assert result.found_by.startswith("the model at line 3 (sample 8 of 8)")
+    (event,) = [e for e in read_transcript(transcript) if e["event"] == "model_edits"]
+    assert event["cap_s"] == 8.0 and event["tok_s"] == 2.0
+
+
+def test_the_cap_is_the_reference_machines_unless_the_model_writes_slower():
+    assert step_cap_s(90.0, None) == 90.0  # nothing measured yet
+    assert step_cap_s(90.0, 16.5) == 90.0  # the reference machine, alone
+    assert step_cap_s(90.0, SLOW_TOK_S) == 90.0  # ... with the judge beside it
+    assert step_cap_s(90.0, SLOW_TOK_S / 2) == 180.0  # half as fast: twice the time
+    assert step_cap_s(90.0, 0.1) == 90.0 * MAX_SCALE  # then the session's budget decides
 
 
 def test_without_fim_tokens_a_chat_model_is_asked_for_the_marked_place_only(tmp_path):

@@ -34,7 +34,7 @@ export interface ServerSettings {
     allowRemote: boolean;
     mode: string; // a mode of server/engine/modes.py (package.json lists them; the server checks)
     modelEditsSeconds: number;
-    failureBudgetSeconds: number;
+    timeBudgetSeconds: number;
     maxTurns: number;
     samples: number;
     testSelection: 'auto' | string[];
@@ -60,7 +60,7 @@ export const SERVER_DEFAULTS: Readonly<ServerSettings> = {
     allowRemote: false,
     mode: 'auto',
     modelEditsSeconds: 90,
-    failureBudgetSeconds: 900,
+    timeBudgetSeconds: 360,
     maxTurns: 10,
     samples: 1,
     testSelection: 'auto',

@@ -36,7 +36,7 @@ describe('readServerSettings', () => {
             allowRemote: true,
             mode: 'print',
             modelEditsSeconds: 30,
-            failureBudgetSeconds: 120,
+            timeBudgetSeconds: 120,
             maxTurns: 3,
             samples: 4,
             testSelection: ['tests/test_a.py::test_x'],

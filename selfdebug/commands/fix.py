@@ -16,7 +16,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from selfdebug.commands.fix_delivery import deliver, fail, read_text
+from selfdebug.commands.fix_delivery import budget_spent, deliver, fail, read_text
 from selfdebug.commands.fix_progress import run_with_progress
 from selfdebug.commands.fix_report import report
 from selfdebug.commands.isolation_options import (
@@ -26,7 +26,7 @@ from selfdebug.commands.isolation_options import (
 )
 from selfdebug.commands.model_options import add_model_arguments, backend_settings_from
 from selfdebug.exit_codes import ExitCode
-from selfdebug.server.engine.types import MODES, Mode
+from selfdebug.server.engine.types import DEFAULT_TIME_BUDGET_S, MODES, Mode
 
 if TYPE_CHECKING:
     from selfdebug.commands.fix_outcome import FixOutcome
@@ -46,13 +46,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--test", action="append", default=[], metavar="NODEID", help="a chosen test (repeat)"
     )
     parser.add_argument(
-        "--budget",
+        "--time-budget",
         type=float,
-        default=None,
+        default=DEFAULT_TIME_BUDGET_S,
         metavar="S",
-        help="without a target: seconds for the repair of all the suspects together "
-        "(default: 15 minutes)",
+        help="seconds for the whole self-debug: the function's session, or without a target "
+        "the repair of all the suspects together; once spent, it ends with what it has "
+        f"(default {DEFAULT_TIME_BUDGET_S:g})",
     )
+    # the walk's budget's earlier name
+    parser.add_argument("--budget", dest="time_budget", type=float, help=argparse.SUPPRESS)
     wider = parser.add_mutually_exclusive_group()
     wider.add_argument(
         "--wider-test",
@@ -85,8 +88,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=90.0,
         metavar="S",
-        help="auto: seconds for the model's local edits at the suspicious lines when the edit "
-        "search finds nothing (default 90; 0: off)",
+        help="auto: the cap in seconds on the model's local edits at the suspicious lines when "
+        "the edit search finds nothing, longer where the model writes slower (default 90; 0: off)",
     )
     parser.add_argument("--test-timeout", type=float, default=10.0, metavar="S")
     add_isolation_arguments(parser)
@@ -169,6 +172,8 @@ def session_options(args: argparse.Namespace) -> dict[str, Any] | str:
         return "--call-deadline must be 0 (none) or more seconds"
     if not args.model_edits >= 0:
         return "--model-edits must be 0 (off) or more seconds"
+    if not args.time_budget > 0:
+        return "--time-budget must be more than 0 seconds"
     return {
         "mode": args.mode,
         "max_turns": args.max_turns,
@@ -178,6 +183,7 @@ def session_options(args: argparse.Namespace) -> dict[str, Any] | str:
         "model_call_deadline_s": args.call_deadline,
         "model_edits_s": args.model_edits,
         "test_timeout_s": args.test_timeout,
+        "time_budget_s": args.time_budget,
         "transcript_path": Path(args.transcript).resolve() if args.transcript else None,
         "prompts_dir": Path(args.prompts_dir) if args.prompts_dir else None,
     }
@@ -269,5 +275,7 @@ def _main(args: argparse.Namespace, outcome: FixOutcome) -> int:
     report(result, request, isolation=runner.isolation)
     outcome.shown(request, result)
     code = deliver(result, request, original, write=args.write)
+    if result.stop_reason == "time_budget":
+        budget_spent(request.time_budget_s)
     outcome.written = args.write and code == ExitCode.OK and result.success
     return save_fix(outcome, args.save_patch, code) if args.save_patch else code

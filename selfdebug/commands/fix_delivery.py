@@ -9,6 +9,7 @@ the form importing fix.py back made a circle.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,15 @@ def write_text(path: Path, text: str) -> None:
     from selfdebug.server.runner.source_files import rewrite_source
 
     rewrite_source(path, text)
+
+
+def budget_spent(budget_s: float | None, untried: Sequence[str] = ()) -> None:
+    """The line that says the time budget ended the self-debug, and how to give it more."""
+    left = f"; suspects not tried: {', '.join(untried)}" if untried else ""
+    print(
+        f"Time budget spent: the {budget_s or 0:g} s ran out before a fix was found; what it "
+        f"found is shown above{left}. Give it more with --time-budget S."
+    )
 
 
 def session_failed(result: DebugResult) -> bool:

@@ -15,7 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from selfdebug.commands.fix_delivery import deliver, fail, read_text, write_text
+from selfdebug.commands.fix_delivery import (
+    budget_spent,
+    deliver,
+    fail,
+    read_text,
+    write_text,
+)
 from selfdebug.commands.fix_progress import run_with_progress
 from selfdebug.commands.fix_report import report
 from selfdebug.commands.isolation_options import runner_settings_from, warn_about
@@ -49,8 +55,6 @@ def main(
     from selfdebug.server.runner import ProjectRunner, cli_boundary, find_project_root
     from selfdebug.server.runner.results import nodeid_file
 
-    if args.budget is not None and not args.budget > 0:
-        return fail("--budget must be more than 0 seconds")
     first = Path(nodeid_file(args.test[0]))
     if not first.is_file():
         return fail(f"no such test file: {first}")
@@ -94,7 +98,7 @@ def _localize_and_repair(
 
     console.print(f"selfdebug: localizing the failure of {', '.join(tests)}", soft_wrap=True)
     outcome.tests = tests
-    job = FailureJob(root, tuple(tests), options, budget_s=args.budget)
+    job = FailureJob(root, tuple(tests), options, budget_s=options["time_budget_s"])
     walk = localize(job, held(runner))
     found = outcome.failure = walk.found
     if walk.stop == "passing":
@@ -140,8 +144,11 @@ def _localize_and_repair(
     for line in walk.evidence_table():
         print(line)
     shown = walk.shown
+    spent = [s.target for s in walk.untried] if walk.budget_spent else None
     if shown is None or shown.result is None or shown.request is None:
         print("No suspect could be debugged.")
+        if spent is not None:
+            budget_spent(job.budget, spent)
         return ExitCode.NO_FIX
     request = shown.request
     base = shown.base
@@ -165,6 +172,8 @@ def _localize_and_repair(
                       "(the fix is shown above)", file=sys.stderr)  # fmt: skip
                 return ExitCode.NOT_WRITTEN
     code = deliver(shown.result, request, originals[request.file], write=args.write)
+    if spent is not None:
+        budget_spent(job.budget, spent)
     if args.write and code == ExitCode.OK and shown.result.success:
         for file, text in other.items():
             try:

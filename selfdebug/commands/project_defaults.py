@@ -19,7 +19,7 @@ FLAGS: dict[str, dict[str, str]] = {
         "samples": "samples",
         "test_timeout": "test_timeout",
         "model_edits_seconds": "model_edits",
-        "failure_budget_seconds": "budget",
+        "time_budget_seconds": "time_budget",
         "backend": "backend",
         "model_path": "model",
         "endpoint_url": "endpoint",

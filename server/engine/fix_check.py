@@ -69,7 +69,7 @@ def check_fixes(host: SearchHost, codes: Sequence[tuple[int, str]]) -> FixEviden
         tests,
         count=request.generated_inputs,
         cancel=host.cancel,
-        timeout_s=None if remaining is None else max(1.0, remaining),
+        timeout_s=remaining,
     )
     host.cancel.raise_if_cancelled()
     host.record(

@@ -12,6 +12,7 @@ suspects/localize.py) and `repair` (the suspects' sessions under one budget, sus
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -21,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from selfdebug.server.engine.suspects.localize import FailureLocalization, localize_failure
 from selfdebug.server.engine.suspects.rank import Suspect
 from selfdebug.server.engine.suspects.repair import (
-    FAILURE_BUDGET_S,
     MODEL_SUSPECTS,
     SUSPECTS_TRIED,
     Pairs,
@@ -33,6 +33,7 @@ from selfdebug.server.engine.suspects.repair import (
     repair_suspects,
     reported,
 )
+from selfdebug.server.engine.types import DEFAULT_TIME_BUDGET_S
 
 if TYPE_CHECKING:
     from selfdebug.server.cancel import CancelToken
@@ -69,7 +70,7 @@ class FailureJob:
 
     @property
     def budget(self) -> float:
-        return FAILURE_BUDGET_S if self.budget_s is None else self.budget_s
+        return DEFAULT_TIME_BUDGET_S if self.budget_s is None else self.budget_s
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,24 @@ class FailureWalk:
     job: FailureJob
     found: FailureLocalization
     attempts: list[SuspectAttempt] = field(default_factory=list)
+    repair_s: float = 0.0  # how long `repair` took
+
+    @property
+    def budget_spent(self) -> bool:
+        """The job's budget ended the walk (or a session in it) before it found a fix."""
+        shown = self.shown
+        if shown is not None and shown.result is not None and shown.result.success:
+            return False
+        cut = any(a.result is not None and a.result.stop_reason == "time_budget"
+                  for a in self.attempts)  # fmt: skip
+        return cut or self.repair_s >= self.job.budget
+
+    @property
+    def untried(self) -> list[Suspect]:
+        """The suspects the walk may try that got no session (the budget, or a fix, came
+        first), best first."""
+        ran = {a.suspect.target for a in self.attempts}
+        return [s for s in self.tried if s.target not in ran]
 
     @property
     def stop(self) -> Stop:
@@ -151,12 +170,13 @@ def repair(walk: FailureWalk, hooks: WalkHooks, lend: Lend) -> list[SuspectAttem
             **job.session,
         )
 
-    def vet(attempt: SuspectAttempt) -> str:
+    def vet(attempt: SuspectAttempt, left_s: float | None) -> str:
         if hooks.on_vet is not None:
             hooks.on_vet(attempt)
         with lend() as runner:
-            return own_tests_refusal(attempt, runner, job.root)
+            return own_tests_refusal(attempt, runner, job.root, left_s)
 
+    started = time.monotonic()
     walk.attempts = repair_suspects(
         walk.found,
         build,
@@ -167,6 +187,7 @@ def repair(walk: FailureWalk, hooks: WalkHooks, lend: Lend) -> list[SuspectAttem
         pairs=job.pairs,
         vet=vet,
     )
+    walk.repair_s = time.monotonic() - started
     return walk.attempts
 
 

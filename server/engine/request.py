@@ -100,18 +100,23 @@ def choose_tests(
     settings: Any = None,
     cwd: Path | None = None,
     runner: Any = None,
+    discovery_s: float | None = None,
 ) -> TestChoice:
     """The given node ids (normalized), or the tests that execute the function (discovery:
-    static candidates confirmed by running them, server/runner/discover_exec.py), best first.
-    Raises RequestError when there are none."""
+    static candidates confirmed by running them, server/runner/discover_exec.py), best first;
+    `discovery_s`: the discovery's time (None: its own default). Raises RequestError when
+    there are none."""
     if tests:
         nodeids = [normalize_nodeid(t, project_root, cwd) for t in tests]
         return TestChoice(nodeids, f"{len(nodeids)} named test{'' if len(nodeids) == 1 else 's'}")
     from selfdebug.server.runner import DiscoveryError
-    from selfdebug.server.runner.discover_exec import discover_tests
+    from selfdebug.server.runner.discover_exec import DEFAULT_BUDGET_S, discover_tests
 
     try:
-        found = discover_tests(project_root, file, qualname, settings, runner=runner)
+        found = discover_tests(
+            project_root, file, qualname, settings, runner=runner,
+            budget_s=DEFAULT_BUDGET_S if discovery_s is None else discovery_s,
+        )  # fmt: skip
     except DiscoveryError as error:
         raise RequestError(str(error))
     nodeids = list(dict.fromkeys(found.nodeids))

@@ -33,6 +33,17 @@ StopReason = Literal[
     "error",  # a backend/runner error ended the session (see DebugResult.error)
 ]
 
+# The user's total time for one self-debug (`fix --time-budget`, `timeBudgetSeconds`): one
+# function's session, or the whole walk from a failing test across its suspects. Chosen from
+# the real dev cases on 2 cores with the 1.5B model (docs/bench/real-dev-auto-1.5b/
+# 2026-12-06-3b08ba4 and real-dev-from-failure-auto-1.5b/*): every fix a session found took
+# at most 105 s with the function given and 351 s from the failure (cachetools `__get__`, a
+# model turn, on a machine shared with the test suite), while the cases it could not fix ran
+# up to 328 s and 470 s (and longer with the users' 10 turns instead of the bench's 3). Six
+# minutes keeps every fix measured and ends the unfixable ones sooner; the budget stops the
+# session cleanly, with the best partial fix it has (stop reason `time_budget`).
+DEFAULT_TIME_BUDGET_S = 360.0
+
 
 @dataclass
 class DebugRequest:
@@ -45,6 +56,7 @@ class DebugRequest:
     max_turns: int = 10
     samples: int = 1  # n candidates per generation; >1 samples at temperature 0.7 and votes
     token_budget: int | None = None  # prompt+completion tokens over the session
+    # the session's total (None: none); a session never runs past it (session/pipeline.py)
     time_budget_s: float | None = None
     test_timeout_s: float = 10.0  # per test
     source_override: str | None = None  # the editor's unsaved buffer text for `file`
@@ -73,7 +85,9 @@ class DebugRequest:
     max_edits: int = 300  # edit search (mode `search`, first step of `auto`): candidates at most
     auto_search: bool = True  # `auto` runs the edit search before its first model call
     # `auto`, when the search finds nothing: the model writes the suspicious lines anew, many
-    # samples judged like the search's edits (engine/model_edits/), for at most this long; 0: off
+    # samples judged like the search's edits (engine/model_edits/), `model_edit_samples` per hole;
+    # this cap in seconds is the reference machine's, scaled up on a slower one (model_edits/
+    # step.py, `step_cap_s`); 0: off
     model_edits_s: float = 90.0
     model_edit_samples: int = 8  # per hole: one greedy, the rest at temperature 0.8
     # fixes and the search's survivors run against the original on inputs made from the tests'

@@ -33,6 +33,12 @@ def new_session_dir(qualname: str) -> Path:
     return folder
 
 
+TIME_BUDGET_NOTE = (
+    "the time budget was spent before a fix was found; what it found is shown "
+    "(give it more with the `selfdebug.timeBudgetSeconds` setting)"
+)
+
+
 @dataclass
 class SessionReport:
     uri: str
@@ -83,7 +89,7 @@ def from_result(uri: str, qualname: str, result: DebugResult) -> SessionReport:
         transcript_path=str(result.transcript_path or ""),
         success=result.success,
         stop_reason=result.stop_reason,
-        note=result.error,
+        note=result.error or (TIME_BUDGET_NOTE if result.stop_reason == "time_budget" else ""),
         warnings=list(result.warnings),
         failed_calls=[call.describe() for call in result.failed_calls],
     )

@@ -116,7 +116,7 @@ async def _debug_failure(
     failure = FailureJob(
         root,
         (nodeid,),
-        budget_s=settings.failure_budget_seconds,
+        budget_s=settings.time_budget_seconds,
         pairs="same file",  # a proposal is reviewed as one document
     )
     walk = await ls.in_worker(localize, failure, lend, job.cancel)

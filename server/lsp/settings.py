@@ -18,7 +18,7 @@ import cattrs
 
 from selfdebug.server.backends.settings import BackendSettings
 from selfdebug.server.engine.request import new_request
-from selfdebug.server.engine.types import DebugRequest, Mode
+from selfdebug.server.engine.types import DEFAULT_TIME_BUDGET_S, DebugRequest, Mode
 
 if TYPE_CHECKING:
     from selfdebug.server.runner.settings import IsolationMode, RunnerSettings
@@ -70,8 +70,9 @@ class ServerSettings:
     mode: Mode = "auto"  # checked against the Literal's values (see `strict_converter`)
     # auto: seconds for the model's local edits when the edit search finds nothing (0: off)
     model_edits_seconds: float = attrs.field(default=90.0, validator=_not_negative)
-    # from a failing test: seconds for the repair of all the suspects together
-    failure_budget_seconds: float = attrs.field(default=900.0, validator=_positive)
+    # seconds for a whole self-debug: the function's session, or from a failing test the
+    # repair of all the suspects together (types.DEFAULT_TIME_BUDGET_S says why this default)
+    time_budget_seconds: float = attrs.field(default=DEFAULT_TIME_BUDGET_S, validator=_positive)
     max_turns: int = attrs.field(default=10, validator=_positive)
     samples: int = attrs.field(default=1, validator=_positive)
     test_selection: str | list[str] = attrs.field(default="auto", validator=_test_selection)
@@ -256,6 +257,7 @@ def debug_request(
         model_stall_s=settings.model_stall_seconds,
         model_call_deadline_s=settings.model_call_deadline,
         model_edits_s=settings.model_edits_seconds,
+        time_budget_s=settings.time_budget_seconds,
         source_override=source_override,
         transcript_path=transcript_path,
     )

@@ -83,3 +83,9 @@ class SearchContext:
 def left(deadline: float | None) -> float | None:
     """Seconds to `deadline` (at least one), or None without one."""
     return None if deadline is None else max(1.0, deadline - time.monotonic())
+
+
+def time_left(deadline: float | None) -> float | None:
+    """Seconds to `deadline` (0 or less once past: a step that needs time skips), or None
+    without one."""
+    return None if deadline is None else deadline - time.monotonic()

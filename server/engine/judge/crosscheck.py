@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.engine.judge.context import SearchContext, left
+from selfdebug.server.engine.judge.context import SearchContext, time_left
 from selfdebug.server.engine.judge.survivors import Survivor
 from selfdebug.server.runner.search_runner import CandidateCode, CrossCheckRun, SearchRunner
 
@@ -249,7 +249,10 @@ def run_crosscheck(
     timeout_s: float | None = None,
 ) -> CrossCheck:
     """Every version of `versions` and the original on `count` inputs made from the calls
-    `tests` make; ids of `versions` must be ints as text (the plugin's candidate ids)."""
+    `tests` make; ids of `versions` must be ints as text (the plugin's candidate ids).
+    `timeout_s`: the session's time left (None: no budget); none left: no run, no evidence."""
+    if timeout_s is not None and timeout_s <= 0:
+        return CrossCheck(name, CrossCheckRun(error="the time budget was spent"))
     candidates = [CandidateCode(int(k), code, versions.first_line)
                   for k, code in versions.codes.items()]  # fmt: skip
     run = searcher.crosscheck(
@@ -257,7 +260,7 @@ def run_crosscheck(
         tests,
         count=count,
         cancel=cancel,
-        timeout_s=timeout_s,
+        timeout_s=None if timeout_s is None else max(1.0, timeout_s),
     )
     return CrossCheck(name, run)
 
@@ -291,7 +294,7 @@ def on_generated_inputs(
     return run_crosscheck(
         searcher, context.target.name, versions, tests,
         count=context.settings.generated_inputs, cancel=context.cancel,
-        timeout_s=left(context.deadline),
+        timeout_s=time_left(context.deadline),
     )  # fmt: skip
 
 

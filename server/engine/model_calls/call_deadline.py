@@ -49,6 +49,11 @@ class SpeedMeter:
             self._gen_tok_s = completion.completion_tokens / generating_s
 
     @property
+    def generation_tok_s(self) -> float | None:
+        """Tokens a second the model wrote in the newest call long enough to time."""
+        return self._gen_tok_s
+
+    @property
     def speed(self) -> Speed | None:
         if self._prompt_tok_s is None or self._gen_tok_s is None:
             return None

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.engine.judge.context import SearchContext
+from selfdebug.server.engine.judge.context import SearchContext, time_left
 from selfdebug.server.engine.judge.survivors import Survivor
 from selfdebug.server.engine.model_edits.fim_prompt import build_prompt
 from selfdebug.server.engine.model_edits.holes import holes_at
@@ -81,10 +81,14 @@ def most_natural(
         hole = next((h for h in holes if h.kind == "line" and h.replaced == 1), None)
         if hole is None:
             continue
+        remaining = time_left(context.deadline)
+        if remaining is not None and remaining <= 1:  # the session's time budget is spent:
+            return scored, None  # some lines unscored choose nothing
         prompt = build_prompt(context.source, target, hole, evidence)
         original = code_lines[hole.first - 1].strip()
         texts = [original, *[new for _, _, new in entries]]
-        scores = scorer.score_infill(prompt.prefix, prompt.suffix, texts, context.cancel)
+        limit = DEADLINE_S if remaining is None else min(DEADLINE_S, remaining)
+        scores = scorer.score_infill(prompt.prefix, prompt.suffix, texts, context.cancel, limit)
         scored += [
             Scored(survivor, index, score - scores[0])
             for (index, survivor, _), score in zip(entries, scores[1:], strict=True)

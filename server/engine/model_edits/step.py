@@ -1,14 +1,19 @@
 """The model's local edits as one step of a session: holes at the suspicious lines, samples
-for each, judged by the judge every generator's candidates go to, under one time budget.
+for each, judged by the judge every generator's candidates go to.
 
 The model writes the next hole while the tests judge the last one's samples (the judge is
 another process): on two cores both keep busy. The samples spread over the places first
 (`plan_asks`): the greedy answer at each of the SPREAD best places' own lines before any
 sampled answer, then each hole's samples, fewer at a less suspicious line. The step stops at
-the first call whose samples hold a candidate that passes every test it must, at its time
-budget, or when cancelled; the candidates then go through the judge's conclusion
-(engine/judge/judge.py, `conclude`: survivors ranked, run against each other on generated
-inputs, the winner verified afresh).
+the first call whose samples hold a candidate that passes every test it must, when every hole
+has its samples, at its time cap or the session's budget, or when cancelled; the candidates
+then go through the judge's conclusion (engine/judge/judge.py, `conclude`: survivors ranked,
+run against each other on generated inputs, the winner verified afresh).
+
+Its bound is its samples (`samples` per hole); its seconds (`budget_s`) are a cap set on the
+reference machine and scaled to the model's measured speed (`step_cap_s`), so a busy machine
+reaches the same samples later instead of fewer. A hole whose first samples give nothing new
+is left early (`PROBE_SAMPLES`).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from selfdebug.server.engine.answers.candidate import program_key
 from selfdebug.server.engine.judge.batches import Evaluation
 from selfdebug.server.engine.judge.context import SearchContext
 from selfdebug.server.engine.judge.judge import Judge, Judgement
+from selfdebug.server.engine.model_calls.call_deadline import SpeedMeter
 from selfdebug.server.engine.model_edits import chat_holes
 from selfdebug.server.engine.model_edits.fim_prompt import build_prompt, evidence_comments
 from selfdebug.server.engine.model_edits.holes import Hole, holes_at
@@ -45,12 +51,32 @@ from selfdebug.server.engine.search.localize import Localization, SuspiciousLine
 
 CHAT_TOKENS = 40  # a chat answer's fences and a short word around the code
 SPREAD = 3  # places whose line's greedy answer comes before any sampled answer
+# A hole whose first PROBE_SAMPLES answers (the greedy one and three sampled) make no new program
+# (none parses, none changes the hole's code, each repeats one already judged) gets no more:
+# the model's answers at that place are spent, and the next hole is a new place.
+PROBE_SAMPLES = 4
+# The cap (`budget_s`) is set on the reference machine: 2 cores, where the 1.5B model writes
+# ~16 tokens/s alone (docs/bench/backend-1.5b.json: 16.5) and about half that while the
+# judge's test runs share the cores. A model that writes slower than SLOW_TOK_S (a busy
+# machine, a bigger model) gets the cap scaled by how much slower, up to MAX_SCALE times.
+SLOW_TOK_S = 8.0
+MAX_SCALE = 4.0
+
+
+def step_cap_s(budget_s: float, generation_tok_s: float | None) -> float:
+    """The step's wall-clock cap: `budget_s` on the reference machine, or on any machine where
+    the model writes at least SLOW_TOK_S (nothing changes on an idle one); longer where it is
+    slower (measured on the step's own calls), so the same samples are reached later."""
+    if not generation_tok_s or generation_tok_s >= SLOW_TOK_S:
+        return budget_s
+    return budget_s * min(MAX_SCALE, SLOW_TOK_S / generation_tok_s)
 
 
 @dataclass
 class ModelEditSettings:
-    budget_s: float = 90.0  # the whole step: sampling and judging
-    samples: int = 8  # per hole at the best line (one greedy, the rest sampled): hole_samples
+    # the step's wall-clock cap (sampling and judging) on the reference machine (`step_cap_s`)
+    budget_s: float = 90.0
+    samples: int = 8  # per hole at the best line (the step's real bound): hole_samples
     top_lines: int = 6  # suspicious lines with holes
     temperature: float = 0.8
     tokens_per_line: int = 40
@@ -81,17 +107,25 @@ def model_edit_step(
     started = time.monotonic()
     stats = ModelEditStats()
     step = Judgement()
-    budget_end = started + settings.budget_s
-    deadline = budget_end if context.deadline is None else min(context.deadline, budget_end)
+    meter = SpeedMeter()
+
+    def cap() -> float:
+        return step_cap_s(settings.budget_s, meter.generation_tok_s)
+
+    def deadline_now() -> float:
+        end = started + cap()
+        return end if context.deadline is None else min(context.deadline, end)
+
     target = context.target
     lines = localization.lines or all_lines(target)
     holes = holes_at(target, lines, top=settings.top_lines)
     evidence = evidence_comments(context.evidence) if settings.hints else []
-    judge = Judge(context, deadline=deadline)
+    judge = Judge(context, deadline=deadline_now())
     edits: list[Edit] = []
     refused: list[str] = []
     judged = Evaluation()
     seen = {program_key(target.code)}
+    fresh: set[Hole] = set()  # holes whose greedy answer, asked first on its own, was new
     survivors = 0
 
     def merge(offset: int, found: Evaluation) -> int:
@@ -103,19 +137,32 @@ def model_edit_step(
     asks = plan_asks(holes, lines, settings.samples)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="selfdebug-judge") as pool:
         for number, ask in enumerate(asks, 1):
-            if context.cancel.cancelled or time.monotonic() >= deadline or survivors:
+            if context.cancel.cancelled or time.monotonic() >= deadline_now() or survivors:
                 break
             hole = ask.hole
             line = target.start_line + hole.first
+
+            def spent(texts: list[str], line: int = line, hole: Hole = hole) -> bool:
+                """The hole's first answers made no new program: no more are asked for."""
+                if hole in fresh or edits_from(target, hole, texts, set(seen)):
+                    return False
+                context.event("early_stop", step="model local edits", line=line,
+                              samples=len(texts), reason=f"the first {len(texts)} samples at "
+                              f"line {line} make no new program (none parses, changes the "
+                              "code there, or differs from those judged already); the "
+                              "hole's other samples are not asked for")  # fmt: skip
+                return True
+
             context.progress(
                 f"model edits: line {line} (hole {holes.index(hole) + 1}/{len(holes)}), "
                 f"{stats.samples} samples, {len(judged.verdicts)} judged, {survivors} survive",
-                min(0.9, (time.monotonic() - started) / settings.budget_s),
+                min(0.9, (time.monotonic() - started) / cap()),
             )
             try:
                 ask_in = functools.partial(_sample, context, backend, hole, evidence, settings,
-                                           deadline, stats.usage, cold=number == 1,
-                                           draws=ask.draws(settings.temperature))  # fmt: skip
+                                           deadline_now, stats.usage, cold=number == 1,
+                                           draws=ask.draws(settings.temperature),
+                                           meter=meter, spent=spent)  # fmt: skip
                 texts, form, other_form = _sample_in_form(ask_in, backend.prompt_form, form)
                 stats.form = other_form or stats.form
             except BackendCancelled:
@@ -128,12 +175,15 @@ def model_edit_step(
             context.event("model_edits_hole", line=line, kind=hole.kind, samples=texts[:16])
             numbers = range(ask.first, ask.first + len(texts))
             new = edits_from(target, hole, texts, seen, numbers=numbers, total=ask.total)
+            if new and ask.greedy:
+                fresh.add(hole)
             new, why = judge.refuse_overfitting(new)
             refused += why
             if pending is not None:
                 survivors += merge(pending[0], pending[1].result())
                 pending = None
             if new:
+                judge.deadline = deadline_now()  # the cap as the speed measured now says
                 pending = (len(edits), pool.submit(judge.evaluate, new))
                 edits += new
         if pending is not None:
@@ -143,8 +193,10 @@ def model_edit_step(
     context.event("model_edits", holes=stats.holes, samples=stats.samples,
                   candidates=stats.candidates, refused=stats.refused,
                   model_s=round(stats.usage.seconds, 2), error=stats.error,
-                  form=stats.form)  # fmt: skip
+                  form=stats.form, cap_s=round(cap(), 1),
+                  tok_s=round(meter.generation_tok_s or 0.0, 1))  # fmt: skip
     if edits:
+        judge.deadline = deadline_now()
         judge.conclude(step, edits, judged, started, refused)
     return step, stats
 
@@ -208,7 +260,7 @@ def sample_hole(
     settings = ModelEditSettings(samples=samples, temperature=temperature)
     deadline = context.deadline or time.monotonic() + settings.budget_s
     ask = functools.partial(
-        _sample, context, backend, hole, evidence, settings, deadline, usage, cold=False
+        _sample, context, backend, hole, evidence, settings, lambda: deadline, usage, cold=False
     )
     texts, _form, _why = _sample_in_form(ask, backend.prompt_form, "infill")
     return texts
@@ -234,22 +286,30 @@ def _sample(
     hole: Hole,
     evidence: Sequence[str],
     settings: ModelEditSettings,
-    deadline: float,
+    deadline: Callable[[], float],
     usage: Usage,
     *,
     cold: bool,
     form: str = "infill",
     draws: Sequence[tuple[float, int]] = (),
+    meter: SpeedMeter | None = None,
+    spent: Callable[[list[str]], bool] | None = None,
 ) -> list[str]:
-    """The hole's samples, greedy first (the calls added to `usage`), each as a FIM answer.
+    """The hole's samples, greedy first (the calls added to `usage`, timed by `meter`), each as
+    a FIM answer, while `deadline()` allows (read before each call: the cap follows the speed).
     `form`: "infill" (the model's FIM tokens), "chat" (chat_holes.py) or "completion" (a base
     model without FIM tokens: the prefix alone, continued left to right). `draws`: (temperature,
-    answers) per call; by default the greedy one and the settings' other samples."""
+    answers) per call; by default the greedy one and the settings' other samples.
+    `spent(texts)`, asked once PROBE_SAMPLES answers are in: True leaves the hole there. The
+    sampled answers come in two calls then, seeds following on (the backends sample answer i
+    with seed + i): the same answers as one call would give."""
     prompt = build_prompt(context.source, context.target, hole, evidence)
     texts: list[str] = []
     draws = draws or ((0.0, 1), (settings.temperature, settings.samples - 1))
-    for temperature, n in draws:
-        left = deadline - time.monotonic()
+    for temperature, n, offset in _calls(draws, probe=spent is not None):
+        if offset and spent is not None and spent(texts):
+            break
+        left = deadline() - time.monotonic()
         if n <= 0 or left <= 1:
             break
         tokens = settings.tokens_per_line * max_lines(hole)
@@ -262,7 +322,7 @@ def _sample(
             stop=stop_strings(hole) if form != "chat" else [],
             temperature=temperature,
             n=n,
-            seed=1,
+            seed=1 + offset,
             deadline_s=left,
             stall_s=30.0,
             cold=cold and temperature == 0.0,
@@ -279,7 +339,22 @@ def _sample(
         else:
             texts += completion.texts
         usage.add(completion)
+        if meter is not None:
+            meter.observe(completion)
     return texts
+
+
+def _calls(draws: Sequence[tuple[float, int]], *, probe: bool) -> list[tuple[float, int, int]]:
+    """(temperature, answers, seed offset) per model call: a sampled draw longer than the
+    probe is asked in two calls, its first PROBE_SAMPLES - 1 answers, then the rest."""
+    calls = []
+    for temperature, n in draws:
+        first = PROBE_SAMPLES - 1
+        if probe and temperature > 0 and n > first:
+            calls += [(temperature, first, 0), (temperature, n - first, first)]
+        else:
+            calls.append((temperature, n, 0))
+    return calls
 
 
 def for_session(

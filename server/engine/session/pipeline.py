@@ -85,4 +85,7 @@ class Pipeline:
             stop, error = session_stop(problem, remaining is not None and remaining <= 1.0)
             if not isinstance(problem, (BackendError, Cancelled)):
                 context.recorder.record("exception", traceback=traceback.format_exc())
+            if stop == "time_budget":  # a model call cut by the budget: recorded as any budget
+                message = f"time budget of {context.request.time_budget_s}s spent ({problem})"
+                context.recorder.record("budget", reason=stop, message=message)
             return stop, error

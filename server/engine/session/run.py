@@ -16,6 +16,7 @@ from selfdebug.server.backends.base import Backend, BackendCancelled
 from selfdebug.server.cancel import Cancelled, CancelToken
 from selfdebug.server.engine.recorder import Recorder
 from selfdebug.server.engine.session.context import RunContext
+from selfdebug.server.engine.session.pipeline import Stop
 from selfdebug.server.engine.session.plan import plan_session
 from selfdebug.server.engine.session_result import session_result, unlocated_result
 from selfdebug.server.engine.target import (
@@ -92,12 +93,25 @@ class Session:
 
 
 def _final_guard(context: RunContext) -> None:
-    """A partial improvement is proposed only if it also keeps the wider tests."""
+    """A partial improvement is proposed only if it also keeps the wider tests; when the time
+    budget leaves no time to run them, it is proposed unguarded and says so (the session ends
+    with what it has, never past its budget)."""
     if context.best is None or context.best.run is None or context.best_wider is not None:
         return
     if not context.request.wider_tests:
         return
-    broken, wider = guard(context, context.best)
+    unguarded = "the time budget was spent before the wider tests ran on the best partial candidate"
+    try:
+        broken, wider = guard(context, context.best)
+    except Stop as spent:
+        if spent.reason != "time_budget":
+            raise
+        context.warnings.append(unguarded)
+        return
+    remaining = context.remaining_s()
+    if wider is not None and wider.timed_out and remaining is not None and remaining <= 1.0:
+        context.warnings.append(unguarded)  # the run was cut by the budget, not by the fix
+        return
     if not broken:
         context.best_wider = wider
     else:

@@ -20,7 +20,7 @@ from selfdebug.server.engine.modes import model_stage, search_stage, strategy_of
 from selfdebug.server.engine.request import MAX_CHOSEN, RequestError, choose_tests
 from selfdebug.server.engine.suspects.localize import FailureLocalization
 from selfdebug.server.engine.suspects.rank import Suspect
-from selfdebug.server.engine.types import DebugRequest, DebugResult
+from selfdebug.server.engine.types import DEFAULT_TIME_BUDGET_S, DebugRequest, DebugResult
 
 if TYPE_CHECKING:
     from selfdebug.server.runner import ProjectRunner
@@ -30,7 +30,6 @@ SUSPECTS_TRIED = 3  # sessions at most, best suspect first
 # run on the first suspect only: the one the ranking puts first is most often the case's function
 # (docs/bench/localize-from-failure/), and every other suspect had its search.
 MODEL_SUSPECTS = 1
-FAILURE_BUDGET_S = 900.0  # the walk's time over all its sessions, unless the caller says
 
 
 @dataclass
@@ -54,6 +53,12 @@ class SuspectAttempt:
         self.result = dataclasses.replace(
             self.result, stop_reason="no_improvement", refused=refused
         )
+
+    def unchecked(self, why: str) -> None:
+        """The session's fix stays one, with what could not be checked as a warning."""
+        assert self.result is not None
+        warnings = [*self.result.warnings, f"the walk: {why}"]
+        self.result = dataclasses.replace(self.result, warnings=warnings)
 
     def fix_files(self) -> dict[Path, str]:
         """The files the fix writes (path -> new text): this function's, and for a fix of two
@@ -85,10 +90,15 @@ def failing_tests_for(found: FailureLocalization, suspect: Suspect) -> list[str]
     return list(dict.fromkeys([*found.failing, *suspect.failing_tests]))[:SUSPECT_TESTS]
 
 
+class OutOfTime(Exception):
+    """The walk's budget ran out before a fix could be checked (`own_tests_refusal`)."""
+
+
 def own_tests_refusal(
     attempt: SuspectAttempt,
     runner: ProjectRunner,
     root: Path,
+    left_s: float | None = None,
 ) -> str:
     """Why the walk refuses `attempt`'s fix: tests that exercise its function, as discovery
     finds them when the function is given, pass on the code as it is and fail with the fix;
@@ -96,16 +106,35 @@ def own_tests_refusal(
     tests and their files, and an edit that passes them by breaking what the function's own
     tests check passes there (a test helper in the package made to accept anything). Checked
     once a fix, not for every edit: beside a single failing test, hundreds of edits pass, and
-    running more tests for each made a walk minutes longer. Discovery runs in `runner`."""
+    running more tests for each made a walk minutes longer. Discovery runs in `runner`.
+
+    `left_s`: the walk's time left (None: no budget); discovery and both runs stay within it,
+    and OutOfTime says the check could not finish (a run cut short says nothing of the fix)."""
+    from selfdebug.server.runner.discover_exec import DEFAULT_BUDGET_S
+
+    deadline = None if left_s is None else time.monotonic() + left_s
+
+    def left() -> float | None:
+        if deadline is None:
+            return None
+        if (remaining := deadline - time.monotonic()) <= 0:
+            raise OutOfTime("the time budget was spent")
+        return remaining
+
     suspect = attempt.suspect
+    limit = left()
     try:
         file = root / suspect.file
-        own = choose_tests(file, suspect.qualname, root, cwd=root, runner=runner).tests
+        own = choose_tests(file, suspect.qualname, root, cwd=root, runner=runner,
+                           discovery_s=None if limit is None else min(DEFAULT_BUDGET_S, limit),
+                           ).tests  # fmt: skip
         own = own[:MAX_CHOSEN]
     except RequestError:
         return ""
-    before = runner.run(own)
-    after = runner.run(own, overrides=attempt.fix_files())
+    before = runner.run(own, timeout_s=left())
+    after = runner.run(own, overrides=attempt.fix_files(), timeout_s=left())
+    if deadline is not None and (before.timed_out or after.timed_out):
+        left()  # cut by the budget: OutOfTime; else a test's own hang, which the fix may be
     broken = after.no_longer_passing(before)
     if not broken:
         return ""
@@ -132,11 +161,11 @@ def repair_suspects(
     *,
     tried: int = SUSPECTS_TRIED,
     model_tried: int = MODEL_SUSPECTS,
-    budget_s: float | None = FAILURE_BUDGET_S,
+    budget_s: float | None = DEFAULT_TIME_BUDGET_S,
     on_start: Callable[[SuspectAttempt], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
     pairs: Pairs = "any file",
-    vet: Callable[[SuspectAttempt], str] | None = None,
+    vet: Callable[[SuspectAttempt, float | None], str] | None = None,
 ) -> list[SuspectAttempt]:
     """The sessions on `found`'s top suspects, best first, until one fixes the failure, one is
     cancelled, or the budget is spent; each session gets what is left of it as its own time
@@ -148,7 +177,9 @@ def repair_suspects(
     that partial edit in place (those `pairs` allows): a fix may need two functions. `build` raises
     RequestError when a suspect cannot be debugged (the next one is tried); `run` runs a
     suspect's request; `vet` says why a session's fix is refused ("": kept; the walk goes on
-    after a refused one). The last attempt with a result is the one to report."""
+    after a refused one), given the time left (it raises OutOfTime when that is too little: the
+    fix is kept, unchecked, with a warning). The last attempt with a result is the one to
+    report."""
     started = clock()
     attempts: list[SuspectAttempt] = []
     built: dict[int, DebugRequest | str] = {}  # suspect number -> its request, or why none
@@ -201,14 +232,30 @@ def repair_suspects(
             if on_start is not None:
                 on_start(attempt)
             attempt.result = run(suspect, attempt.request)
-            if attempt.result.success and vet is not None and (why := vet(attempt)):
-                attempt.refuse(why)
+            if attempt.result.success and vet is not None:
+                _vet(attempt, vet, None if budget_s is None else budget_s - (clock() - started))
             if attempt.result.success or attempt.result.stop_reason == "cancelled":
                 return attempts
     return attempts
 
 
 _SEARCH, _PAIR, _MODEL = "edit search", "edit search beside a partial fix", "model"
+
+
+def _vet(
+    attempt: SuspectAttempt, vet: Callable[[SuspectAttempt, float | None], str], left: float | None
+) -> None:
+    """`attempt`'s fix refused when `vet` says why; kept with a warning when the budget left
+    no time to check it (the walk ends with what it has)."""
+    try:
+        if left is not None and left <= 0:
+            raise OutOfTime("the time budget was spent")
+        why = vet(attempt, left)
+    except OutOfTime as spent:
+        attempt.unchecked(f"not run with the tests of `{attempt.suspect.qualname}`: {spent}")
+        return
+    if why:
+        attempt.refuse(why)
 
 
 def _searches(request: DebugRequest) -> bool:
