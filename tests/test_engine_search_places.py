@@ -3,7 +3,7 @@ module-level constants, the class attributes and the default values it reads
 (search/places.py, search/place_edits.py). Unit rules of which places there are and where their
 edits go in the order, then real `mode search` sessions (the real runner, no model) whose fix is
 at the constant's, the attribute's or the def line, the test process setting and restoring each
-candidate's change, and the overfitting refusal at a constant."""
+candidate's change, the overfitting refusal at a constant, and the editor's edit of the fix."""
 
 from __future__ import annotations
 
@@ -22,6 +22,11 @@ from selfdebug.server.engine.search.place_edits import points_at
 from selfdebug.server.engine.search.places import places_of
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.types import DebugResult
+from selfdebug.server.engine.types import TestTally as Tally
+from selfdebug.server.lsp.edits import take_snapshot
+from selfdebug.server.lsp.fix_delivery import first_stale_reason, fix_workspace_edit
+from selfdebug.server.lsp.positions import UTF16
+from selfdebug.server.lsp.proposal import proposed_document
 from selfdebug.server.runner import ProjectRunner, RunnerSettings, results
 from selfdebug.server.runner.search_runner import CandidateCode, SearchRunner
 
@@ -349,3 +354,41 @@ def test_fits():
     assert outcome == {0: "passed", 1: "failed", 2: "passed", 3: "failed", 4: "passed",
                        5: "failed", 6: None}  # fmt: skip
     assert "no class Nowhere" in judged.verdicts[6].problem
+
+
+LSP_SOURCE = '''"""Module."""
+
+LIMIT = 9
+
+
+def shorten(text):
+    return text[:LIMIT]
+
+
+def other():
+    return LIMIT
+'''
+
+
+def test_the_editors_edit_changes_the_constants_line(tmp_path):
+    snapshot = take_snapshot("file:///p/text.py", tmp_path / "text.py", 3, LSP_SOURCE, "shorten")
+    fixed = LSP_SOURCE.replace("LIMIT = 9", "LIMIT = 10")
+    result = DebugResult(
+        stop_reason="passed", turns=0, mode="search", original_function=snapshot.function_text,
+        fixed_function=locate(LSP_SOURCE, "shorten").code, fixed_file=fixed, diff="",
+        explanation="edit search", chosen_before=Tally(0, 1), chosen_after=Tally(1, 1),
+    )  # fmt: skip
+    edit, new_text = fix_workspace_edit(snapshot, result, UTF16)
+    (change,) = edit.document_changes or []
+    (text_edit,) = change.edits
+    assert text_edit.range.start.line == 2 and text_edit.range.end.line == 3
+    assert text_edit.new_text == "LIMIT = 10\n"
+    assert new_text == snapshot.function_text.decode()  # nothing inside the function
+    outside = [(len('"""Module."""\n\n'), len('"""Module."""\n\nLIMIT = 9\n'), "LIMIT = 10\n")]
+    assert proposed_document(snapshot, new_text, (), outside) == fixed
+    assert first_stale_reason([snapshot], 3, LSP_SOURCE, True) is None
+    moved = LSP_SOURCE.replace("return LIMIT", "return LIMIT + 0")
+    unversioned = take_snapshot("file:///p/text.py", tmp_path / "text.py", None, LSP_SOURCE,
+                                "shorten")  # fmt: skip
+    assert first_stale_reason([unversioned], None, moved) is None  # the function is as it was
+    assert "outside the function" in (first_stale_reason([unversioned], None, moved, True) or "")
