@@ -42,6 +42,8 @@ def place_edits(
     """At most `limit` edits of `places` (of `target`, found in `source`), each place's at most
     MAX_PER_PLACE: every place's one-token edits first (size 1), then the others; each a new
     program that parses. `rank` is their rank among the suspicious lines."""
+    if not places or limit <= 0:
+        return []
     try:
         function = next(
             n
