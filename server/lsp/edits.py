@@ -1,15 +1,18 @@
 """The fix as a `workspace/applyEdit` payload, and the check that it still fits the document.
 
 Why so careful: the edit replaces code the user may have touched while the model worked. It is a
-versioned TextDocumentEdit limited to the function's range, annotated `needsConfirmation` so the
-editor asks first, and it is refused (0 bytes changed) when the document version or the function's
-text no longer match what the session started from.
+versioned TextDocumentEdit limited to the function's range (and, for a fix of a constant the
+function reads, an attribute of its class: `outside_spans`, those lines), annotated
+`needsConfirmation` so the editor asks first, and it is refused (0 bytes changed) when the
+document version or the function's text no longer match what the session started from (for a
+fix outside the function, the whole document).
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,6 +130,38 @@ def fixed_function_text(
     return fixed_function.rstrip("\n")
 
 
+def outside_spans(
+    snapshots: Sequence[FunctionSnapshot], fixed_file: str | None
+) -> list[tuple[int, int, str]]:
+    """The fix's changes of the document outside its functions (`snapshots`, all of one
+    document: a constant they read, an attribute of their class, engine/search/places.py) as
+    `changed_line_spans` of the document; [] when it changes nothing else. Found by putting the
+    functions' own text back into the fixed file: what still differs lies outside them."""
+    from selfdebug.instrument import locate_function
+
+    if fixed_file is None or not snapshots:
+        return []
+    restored = fixed_file.encode("utf-8")
+    for snapshot in snapshots:
+        location = locate_function(restored.decode("utf-8"), snapshot.qualname)
+        restored = (
+            restored[: location.start_byte] + snapshot.function_text + restored[location.end_byte :]
+        )
+    if restored == snapshots[0].source:
+        return []
+    return changed_line_spans(snapshots[0].source, restored.decode("utf-8"))
+
+
+def outside_stale_reason(snapshot: FunctionSnapshot, source: str) -> str | None:
+    """Why a fix that also changes lines outside the function may not be applied: the
+    document is no longer the one the session saw (its lines may have moved)."""
+    if source.encode("utf-8") == snapshot.source:
+        return None
+    return (
+        "the document changed during the session (the fix also changes lines outside the function)"
+    )
+
+
 def changed_line_spans(old: bytes, new: str) -> list[tuple[int, int, str]]:
     """The fix as the smallest line-level replacements: (start byte, end byte, new text), with
     byte offsets into `old`. Why: the editor's preview then shows what changed, not the whole
@@ -151,16 +186,23 @@ def fix_edit(
     label: str,
     description: str,
     codec: PositionCodec = UTF16,
+    outside: Sequence[tuple[int, int, str]] = (),
 ) -> WorkspaceEdit:
-    """Versioned, confirmable edits, every one inside the function's range."""
+    """Versioned, confirmable edits, every one inside the function's range, and `outside`'s
+    (`outside_spans`: byte spans of the whole document)."""
     base = snapshot.start_byte
+    spans = [
+        (base + start, base + end, text)
+        for start, end, text in changed_line_spans(snapshot.function_text, new_text)
+    ]
+    spans += outside
     edits: list[AnnotatedTextEdit | TextEdit] = [
         AnnotatedTextEdit(
-            range=lsp_range(snapshot.source, base + start, base + end, codec),
+            range=lsp_range(snapshot.source, start, end, codec),
             new_text=text,
             annotation_id=ANNOTATION_ID,
         )
-        for start, end, text in changed_line_spans(snapshot.function_text, new_text)
+        for start, end, text in sorted(spans)
     ]
     return WorkspaceEdit(
         document_changes=[

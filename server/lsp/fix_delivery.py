@@ -15,7 +15,14 @@ from lsprotocol.types import ApplyWorkspaceEditParams, TextDocumentEdit, Workspa
 from pygls.workspace.position_codec import PositionCodec
 
 from selfdebug.server.lsp import proposal
-from selfdebug.server.lsp.edits import FunctionSnapshot, fix_edit, fixed_function_text, stale_reason
+from selfdebug.server.lsp.edits import (
+    FunctionSnapshot,
+    fix_edit,
+    fixed_function_text,
+    outside_spans,
+    outside_stale_reason,
+    stale_reason,
+)
 from selfdebug.server.lsp.targets import current_text
 
 if TYPE_CHECKING:
@@ -33,10 +40,14 @@ def fix_workspace_edit(
     both ways of delivering it, so a reviewed proposal applies exactly what applyEdit would).
     `others`: the functions of the same document that a fix of two functions also changes
     (suspects/repair.py); their new text is in the result's file, and their edits join the
-    same document edit."""
+    same document edit, as do the fix's changes outside the functions (a constant they read:
+    `outside_spans`)."""
     new_text = fixed_function_text(snapshot, result.fixed_file, result.fixed_function)
     label, description = confirmation_text(snapshot.qualname, result)
-    edit = fix_edit(snapshot, new_text, label=label, description=description, codec=codec)
+    outside = outside_spans([snapshot, *others], result.fixed_file)
+    edit = fix_edit(
+        snapshot, new_text, label=label, description=description, codec=codec, outside=outside
+    )
     for other in others:
         other_text = fixed_function_text(other, result.fixed_file, None)
         more = fix_edit(other, other_text, label=label, description=description, codec=codec)
@@ -62,23 +73,29 @@ def propose_fix(
     document = ls.workspace.get_text_document(snapshot.uri)
     edit, new_text = fix_workspace_edit(snapshot, result, document.position_codec, others)
     changed = [(o, fixed_function_text(o, result.fixed_file, None)) for o in others]
+    outside = outside_spans([snapshot, *others], result.fixed_file)
     return proposal.build_proposal(
         snapshot,
         result,
         edit=edit,
         new_function_text=new_text,
-        stale_reason=first_stale_reason([snapshot, *others], document.version, document.source),
+        stale_reason=first_stale_reason(
+            [snapshot, *others], document.version, document.source, bool(outside)
+        ),
         others=changed,
+        outside=outside,
     )
 
 
 def first_stale_reason(
-    snapshots: Sequence[FunctionSnapshot], version: int | None, source: str
+    snapshots: Sequence[FunctionSnapshot], version: int | None, source: str, outside: bool = False
 ) -> str | None:
-    """Why the fix may no longer be applied (any of its functions), or None."""
-    return next(
+    """Why the fix may no longer be applied (any of its functions; with `outside`, a fix that
+    also changes lines outside them, the document), or None."""
+    found = next(
         (why for s in snapshots if (why := stale_reason(s, version, source)) is not None), None
     )
+    return found or (outside_stale_reason(snapshots[0], source) if outside else None)
 
 
 async def deliver_fix(
@@ -92,7 +109,8 @@ async def deliver_fix(
     if workspace_caps is None or not workspace_caps.apply_edit:
         return False, "the editor cannot apply edits; see the diff in the report"
     version, text = await current_text(ls, snapshot.uri, snapshot.path)
-    reason = first_stale_reason([snapshot, *others], version, text)
+    outside = bool(outside_spans([snapshot, *others], result.fixed_file))
+    reason = first_stale_reason([snapshot, *others], version, text, outside)
     if reason:
         ls.show(f"fix for `{snapshot.qualname}` not applied: {reason}. Run it again.")
         return False, f"not applied: {reason}"

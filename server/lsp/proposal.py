@@ -43,13 +43,17 @@ def proposed_document(
     snapshot: FunctionSnapshot,
     new_function_text: str,
     others: Sequence[tuple[FunctionSnapshot, str]] = (),
+    outside: Sequence[tuple[int, int, str]] = (),
 ) -> str:
     """The whole document as the session saw it, with the function replaced (and `others`,
-    more functions of the same document with their new text: a fix of two functions)."""
+    more functions of the same document with their new text: a fix of two functions; and
+    `outside`, the fix's changes of other lines, edits.outside_spans)."""
     data = snapshot.source
-    changes = sorted([(snapshot, new_function_text), *others], key=lambda c: -c[0].start_byte)
-    for changed, text in changes:  # the last first: earlier byte offsets hold
-        data = data[: changed.start_byte] + text.encode("utf-8") + data[changed.end_byte :]
+    changes = [(c.start_byte, c.end_byte, text) for c, text in [(snapshot, new_function_text),
+                                                                 *others]]  # fmt: skip
+    changes += outside
+    for start, end, text in sorted(changes, reverse=True):  # the last first: offsets hold
+        data = data[:start] + text.encode("utf-8") + data[end:]
     return data.decode("utf-8")
 
 
@@ -91,6 +95,7 @@ def build_proposal(
     new_function_text: str,
     stale_reason: str | None,
     others: Sequence[tuple[FunctionSnapshot, str]] = (),
+    outside: Sequence[tuple[int, int, str]] = (),
 ) -> FixProposal:
     lines = snapshot.function_text.rstrip(b"\n").count(b"\n") + 1  # the def to its last line
     return FixProposal(
@@ -101,7 +106,7 @@ def build_proposal(
         explanation=result.explanation.strip(),
         edit=edit,
         original=snapshot.source.decode("utf-8"),
-        proposed=proposed_document(snapshot, new_function_text, others),
+        proposed=proposed_document(snapshot, new_function_text, others, outside),
         function_lines=(snapshot.start_line, snapshot.start_line + lines),
         stale_reason=stale_reason,
         warnings=list(result.warnings),

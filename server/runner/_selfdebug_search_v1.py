@@ -9,9 +9,11 @@ own collection it replaces the test loop:
   objects), and report each test's outcome and the lines it ran;
 - candidates: for each candidate, compile its text, swap it in as the target function's
   `__code__` (so every reference to the function sees it), run the chosen tests and, when they all
-  pass, the wider ones; restore the original code. A per-candidate alarm stops a candidate that
-  loops; the runner's watchdog kills the process if even that fails (`start`/`result` events per
-  candidate keep it informed).
+  pass, the wider ones; restore the original code. A candidate that changes the module outside
+  the function (`outside`: a constant's or a class attribute's statement, run where it is
+  defined) or its default values (`defaults`) has those set for its tests and restored after.
+  A per-candidate alarm stops a candidate that loops; the runner's watchdog kills the process if
+  even that fails (`start`/`result` events per candidate keep it informed).
 
 Every event goes to the same JSON-lines stream as our result plugin's (SELFDEBUG_RESULT_STREAM).
 """
@@ -173,6 +175,103 @@ def _compile_candidate(text, first_line, filename, original, owner=""):
                 return None, "changes the function's closure"
             return found, ""
     return None, "function code not found"
+
+
+_MISSING = object()
+
+
+def _outside_changes(function, candidate, filename):
+    """What the candidate changes besides the function's code, as (holder, name, value) to set
+    while its tests run, or an error text: each `outside` statement run with the names of its
+    module (and of its class, for a class attribute) to read, its assigned names set there; with
+    `defaults`, the candidate's def line's default values, evaluated as the def would."""
+    module = function.__globals__
+    changes = []
+    try:
+        for item in candidate.get("outside", ()):
+            namespace = item.get("namespace", "")
+            holder = _class_at(module, namespace) if namespace else module
+            if holder is None:
+                return None, f"no class {namespace} to change"
+            tree = ast.parse(item["statement"])
+            reads = dict(vars(holder)) if namespace else {}
+            exec(compile(tree, filename, "exec"), module, reads)  # the candidate's statement
+            for name in _assigned(tree):
+                changes.append((holder, name, reads[name]))
+        if candidate.get("defaults"):
+            changes += _new_defaults(function, candidate["code"], filename)
+    except Exception as error:  # the candidate's own error
+        return None, f"its change outside the function fails: {type(error).__name__}: {error}"
+    return changes, ""
+
+
+def _new_defaults(function, text, filename):
+    tree = ast.parse(text)
+    defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    args = defs[0].args
+    keys, values = [], []  # type: list, list
+    for argument, default in zip(args.kwonlyargs, args.kw_defaults):  # noqa: B905 (3.9)
+        if default is not None:  # one per keyword-only parameter, None for none
+            keys.append(ast.Constant(argument.arg))
+            values.append(default)
+    value = ast.Tuple(elts=[
+        ast.Tuple(elts=list(args.defaults), ctx=ast.Load()),
+        ast.Dict(keys=keys, values=values),
+    ], ctx=ast.Load())  # fmt: skip
+    expression = ast.fix_missing_locations(ast.Expression(body=value))
+    owner = function.__qualname__.rpartition(".")[0]
+    holder = _class_at(function.__globals__, owner) if "<locals>" not in owner else None
+    reads = dict(vars(holder)) if holder is not None else {}
+    code = compile(expression, filename, "eval")
+    defaults, kwdefaults = eval(code, function.__globals__, reads)  # the candidate's def line
+    return [(function, "__defaults__", defaults or None),
+            (function, "__kwdefaults__", kwdefaults or None)]  # fmt: skip
+
+
+def _assigned(tree):
+    """The plain names an assignment statement binds."""
+    names = []
+    for statement in tree.body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else (
+            [statement.target] if isinstance(statement, ast.AnnAssign) else [])  # fmt: skip
+        for target in targets:
+            names += [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+    return names
+
+
+def _class_at(module, qualname):
+    """The class `Outer.Inner` of a module's namespace, or None."""
+    holder = module.get(qualname.split(".")[0]) if qualname else None
+    for part in qualname.split(".")[1:]:
+        holder = getattr(holder, "__dict__", {}).get(part)
+    return holder if isinstance(holder, type) else None
+
+
+def _set_all(changes, undo):
+    """Set each (holder, name, value): a module's namespace (a dict), a class or a function;
+    what to restore afterwards (`_restore`) added to `undo` as it goes."""
+    for holder, name, value in changes:
+        if isinstance(holder, dict):
+            undo.append((holder, name, holder.get(name, _MISSING)))
+            holder[name] = value
+        else:
+            old = vars(holder).get(name, _MISSING) if isinstance(holder, type) else getattr(
+                holder, name)  # fmt: skip
+            undo.append((holder, name, old))
+            setattr(holder, name, value)
+
+
+def _restore(undo):
+    for holder, name, old in reversed(undo):
+        if isinstance(holder, dict):
+            if old is _MISSING:
+                holder.pop(name, None)
+            else:
+                holder[name] = old
+        elif old is _MISSING:
+            delattr(holder, name)
+        else:
+            setattr(holder, name, old)
 
 
 # -- running tests --------------------------------------------------------------------------------
@@ -346,8 +445,9 @@ def _our_alarm(error):
     )
 
 
-def _judge(function, code, chosen, wider, limits, label, failing=(), rest=()):
-    """Run the chosen tests (and, when they all pass, the wider ones) with `code` swapped in.
+def _judge(function, code, chosen, wider, limits, label, failing=(), rest=(), outside=()):
+    """Run the chosen tests (and, when they all pass, the wider ones) with `code` swapped in
+    (and `outside`'s changes set, `_outside_changes`).
     With `failing` (chosen tests that failed on the original), those run first and all of
     them, then the other chosen tests (`rest`) up to a first failure; when those all pass and
     some of `failing` do too (a partial fix), the wider tests run as well, to show what it
@@ -356,12 +456,14 @@ def _judge(function, code, chosen, wider, limits, label, failing=(), rest=()):
     outcomes = {}
     timed_out = False
     function.__code__ = code
+    undo = []  # type: list
     _alarm["fired"] = False
     cpu_s, wall_s = limits
     previous = signal.signal(signal.SIGALRM, _on_alarm), signal.signal(signal.SIGVTALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_VIRTUAL, cpu_s)  # CPU time: other load on the machine
     signal.setitimer(signal.ITIMER_REAL, wall_s)  # does not count; a sleeping test does here
     try:
+        _set_all(outside, undo)
         if failing:
             outcomes.update(_run_items(list(failing), False, label))
             fixed_some = any(outcomes.get(i.nodeid) == "passed" for i in failing)
@@ -384,6 +486,7 @@ def _judge(function, code, chosen, wider, limits, label, failing=(), rest=()):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous[0])
         signal.signal(signal.SIGVTALRM, previous[1])
+        _restore(undo)
         function.__code__ = original
     return outcomes, timed_out or _alarm["fired"]
 
@@ -452,12 +555,15 @@ def _search_loop(session, job):
         code, problem = _compile_candidate(
             candidate["code"], candidate["first_line"], filename, original, owner
         )
-        if code is None:
+        outside = ()
+        if code is not None:
+            outside, problem = _outside_changes(function, candidate, filename)
+        if code is None or outside is None:
             event = {"event": "search_result", "id": candidate["id"], "problem": problem,
                      "outcomes": {}, "timed_out": False}  # fmt: skip
         else:
             outcomes, timed_out = _judge(
-                function, code, chosen, wider, limits, nodeid, failing, rest
+                function, code, chosen, wider, limits, nodeid, failing, rest, outside
             )
             event = {"event": "search_result", "id": candidate["id"], "problem": "",
                      "outcomes": outcomes, "timed_out": timed_out}  # fmt: skip
@@ -489,16 +595,20 @@ def _crosscheck(function, items, job):
                         lambda i=item: _run_items([i], False, "search:record"))  # fmt: skip
     recorded = recorder.recorded()
     generated = inputs.generate(recorded, settings.get("count", 200), settings.get("seed", 0))
-    codes, problems = {"original": original}, {}
+    codes, problems, changes = {"original": original}, {}, {}
     owner = _owner_class(function.__qualname__)
     for candidate in job.get("candidates", []):
         code, problem = _compile_candidate(
             candidate["code"], candidate["first_line"], original.co_filename, original, owner
         )
-        if code is None:
+        outside = ()
+        if code is not None:
+            outside, problem = _outside_changes(function, candidate, original.co_filename)
+        if code is None or outside is None:
             problems[str(candidate["id"])] = problem
         else:
             codes[str(candidate["id"])] = code
+            changes[str(candidate["id"])] = outside
     _emit({"event": "start", "nodeid": "search:crosscheck:measure"})
     cpu_s = inputs.call_limit(function, recorded, settings.get("max_call_cpu_s", 0.2))
     _emit({"event": "result", "nodeid": "search:crosscheck:measure", "outcome": "passed"})
@@ -506,7 +616,12 @@ def _crosscheck(function, items, job):
     outcomes = {}
     for key, code in codes.items():
         _emit({"event": "start", "nodeid": f"search:crosscheck:{key}"})
-        outcomes.update(inputs.run_all(function, {key: code}, generated, cpu_s, budget_s))
+        undo = []  # type: list
+        try:
+            _set_all(changes.get(key, ()), undo)
+            outcomes.update(inputs.run_all(function, {key: code}, generated, cpu_s, budget_s))
+        finally:
+            _restore(undo)
         _emit({"event": "result", "nodeid": f"search:crosscheck:{key}", "outcome": "passed"})
     _emit({"event": "search_crosscheck", "recorded": len(recorded),
            "record_problems": recorder.problems,

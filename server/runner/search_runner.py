@@ -45,11 +45,25 @@ class CoverageRun:
 
 @dataclass(frozen=True)
 class CandidateCode:
-    """One version of the function: column-0 text whose first line is file line `first_line`."""
+    """One version of the function: column-0 text whose first line is file line `first_line`;
+    with `outside`, statements run where they are defined before its tests (a constant's new
+    value: `[("", "LIMIT = 10")]`, a class attribute's: `[("Outer.Inner", "size = 4")]`), and
+    with `defaults`, its def line's default values replace the function's."""
 
     id: int
     code: str
     first_line: int  # 1-based
+    outside: tuple[tuple[str, str], ...] = ()  # (class qualname or "" for the module, statement)
+    defaults: bool = False
+
+    def job(self) -> dict[str, Any]:
+        """The plugin's view of it (`_selfdebug_search_v1.py`)."""
+        job: dict[str, Any] = {"id": self.id, "code": self.code, "first_line": self.first_line}
+        if self.outside:
+            job["outside"] = [{"namespace": n, "statement": s} for n, s in self.outside]
+        if self.defaults:
+            job["defaults"] = True
+        return job
 
 
 @dataclass
@@ -179,9 +193,7 @@ class SearchRunner:
             "chosen": list(tests),
             "test_timeout_s": max(0.5, self.runner.settings.test_timeout_s - 0.5),
             "crosscheck": {"count": count, "seed": seed, "budget_s": per_version_s},
-            "candidates": [
-                {"id": c.id, "code": c.code, "first_line": c.first_line} for c in candidates
-            ],
+            "candidates": [c.job() for c in candidates],
         }
         run = self._run(job, tests, cancel, timeout_s)
         result = CrossCheckRun()
@@ -231,9 +243,7 @@ class SearchRunner:
             job = {
                 "chosen": list(chosen),
                 "test_timeout_s": max(0.5, self.runner.settings.test_timeout_s - 0.5),
-                "candidates": [
-                    {"id": c.id, "code": c.code, "first_line": c.first_line} for c in todo
-                ],
+                "candidates": [c.job() for c in todo],
                 "stop_after": stop_after,
                 "must_pass": list(must_pass),
                 "failing_first": list(failing_first),

@@ -18,7 +18,7 @@ from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.judge.context import ProgressFn, SearchContext, SearchSettings, nothing
 from selfdebug.server.engine.judge.survivors import passes
 from selfdebug.server.engine.search.edits import Edit
-from selfdebug.server.runner.search_runner import CandidateCode, SearchRunner, Verdict
+from selfdebug.server.runner.search_runner import SearchRunner, Verdict
 
 SearchStop = Literal["found", "exhausted", "cancelled", "time_budget", "error", "skipped"]
 FIRST_BATCH = 40  # a first answer (and progress) soon; later batches are larger
@@ -102,7 +102,7 @@ def evaluate(
             return found
         size = FIRST_BATCH if start == first else BATCH
         batch = edits[start : start + size]
-        codes = [CandidateCode(start + i, e.code, first_line) for i, e in enumerate(batch)]
+        codes = [e.candidate(start + i, first_line) for i, e in enumerate(batch)]
         judged = searcher.judge(
             codes,
             chosen,

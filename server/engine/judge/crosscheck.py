@@ -35,6 +35,7 @@ from typing import Any
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.judge.context import SearchContext, time_left
 from selfdebug.server.engine.judge.survivors import Survivor
+from selfdebug.server.engine.search.edit_class import Edit
 from selfdebug.server.runner.search_runner import CandidateCode, CrossCheckRun, SearchRunner
 
 ORIGINAL = "original"
@@ -232,10 +233,19 @@ def describe_separation(separation: Separation, labels: dict[str, str]) -> str:
 
 @dataclass
 class Versions:
-    """The versions to run: id -> function text (column 0) whose first line is `first_line`."""
+    """The versions to run: id -> function text (column 0) whose first line is `first_line`,
+    or an edit (search/edit_class.py: its change outside the function runs with it)."""
 
-    codes: dict[str, str] = field(default_factory=dict)
+    codes: dict[str, str | Edit] = field(default_factory=dict)
     first_line: int = 1
+
+    def candidates(self) -> list[CandidateCode]:
+        return [
+            CandidateCode(int(k), code, self.first_line)
+            if isinstance(code, str)
+            else code.candidate(int(k), self.first_line)
+            for k, code in self.codes.items()
+        ]
 
 
 def run_crosscheck(
@@ -253,10 +263,8 @@ def run_crosscheck(
     `timeout_s`: the session's time left (None: no budget); none left: no run, no evidence."""
     if timeout_s is not None and timeout_s <= 0:
         return CrossCheck(name, CrossCheckRun(error="the time budget was spent"))
-    candidates = [CandidateCode(int(k), code, versions.first_line)
-                  for k, code in versions.codes.items()]  # fmt: skip
     run = searcher.crosscheck(
-        candidates,
+        versions.candidates(),
         tests,
         count=count,
         cancel=cancel,
@@ -273,7 +281,7 @@ def crosscheck_programs(
     if not context.settings.crosscheck:
         return None
     context.progress(f"running {len(programs)} edits on generated inputs", 0.9)
-    check = on_generated_inputs(context, searcher, [s.edit.code for s in programs])
+    check = on_generated_inputs(context, searcher, [s.edit for s in programs])
     context.cancel.raise_if_cancelled()
     context.event(
         "crosscheck",
@@ -284,10 +292,10 @@ def crosscheck_programs(
 
 
 def on_generated_inputs(
-    context: SearchContext, searcher: SearchRunner, codes: Sequence[str]
+    context: SearchContext, searcher: SearchRunner, codes: Sequence[str | Edit]
 ) -> CrossCheck:
-    """`codes` (function texts, ids "0", "1", ... in order) and the original run on the inputs
-    generated from the calls the chosen and wider tests make."""
+    """`codes` (function texts or edits, ids "0", "1", ... in order) and the original run on
+    the inputs generated from the calls the chosen and wider tests make."""
     versions = Versions({str(i): code for i, code in enumerate(codes)},
                         context.target.start_line + 1)  # fmt: skip
     tests = list(dict.fromkeys(context.chosen + context.wider))

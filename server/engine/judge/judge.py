@@ -279,7 +279,7 @@ def _record_judged(
     before it), "fails" (a chosen test), "breaks wider" (a wider test that passed before),
     "survived" or "chosen" (the verified fix)."""
     survived = {id(s.edit): s.breaks_wider for s in step.search.survivors} if step.search else {}
-    chosen = step.fix.candidate.code if step.fix is not None else None
+    chosen = step.fix.program if step.fix is not None else None
     rows = []
     for index, edit in enumerate(edits):
         if index not in judged.verdicts:
@@ -289,8 +289,8 @@ def _record_judged(
         elif survived[id(edit)]:
             result = "breaks wider"
         else:
-            result = "chosen" if edit.code == chosen else "survived"
-        rows.append([program_hash(edit.code), edit.line, edit.origin or edit.edit_class, result])
+            result = "chosen" if edit.program == chosen else "survived"
+        rows.append([program_hash(edit.program), edit.line, edit.origin or edit.edit_class, result])
     context.event("judged", candidates=rows)
 
 
@@ -346,11 +346,14 @@ def refuse_overfitting(context: SearchContext, edits: list[Edit]) -> tuple[list[
     refused: list[str] = []
     hashes: list[list[object]] = []
     for edit in edits:
-        why = context.expected_values.refusal(edit.code, context.target.code)
+        original = edit.original_program(context.target.code)
+        why = context.expected_values.refusal(edit.program, original)
         if why:
             refused.append(f"{edit.describe()}: {why}")
             if context.settings.record_candidates:
-                hashes.append([program_hash(edit.code), edit.line, edit.origin or edit.edit_class])
+                hashes.append(
+                    [program_hash(edit.program), edit.line, edit.origin or edit.edit_class]
+                )
         else:
             kept.append(edit)
     if refused:  # `candidates` as `judged` names them (the benchmark's funnel)

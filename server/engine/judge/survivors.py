@@ -71,7 +71,7 @@ def rank_survivors(
                 wider_passed,
                 len(wider_ids),
                 breaks,
-                program_key(edit.code) in model_keys,
+                program_key(edit.program) in model_keys,
             )
         )
     survivors.sort(key=Survivor.sort_key)
@@ -88,7 +88,7 @@ def simplest_first(survivors: Sequence[Survivor]) -> list[Survivor]:
     user is shown `levenshtein(...)`, not `1 * levenshtein(...)` (the first edit that passed)."""
     ordered = []
     for key, group in by_program(survivors).items():
-        plain = [s for s in group if program_key(s.edit.code) == key]
+        plain = [s for s in group if program_key(s.edit.program) == key]
         ordered += plain + [s for s in group if s not in plain]
     return ordered
 
@@ -97,7 +97,7 @@ def by_program(survivors: Sequence[Survivor]) -> dict[str, list[Survivor]]:
     """The survivors grouped by the program they make (`behaviour_key`), in their order."""
     groups: dict[str, list[Survivor]] = {}
     for survivor in survivors:
-        groups.setdefault(behaviour_key(survivor.edit.code), []).append(survivor)
+        groups.setdefault(behaviour_key(survivor.edit.program), []).append(survivor)
     return groups
 
 

@@ -27,6 +27,7 @@ from selfdebug.server.engine.judge.crosscheck import (
     on_generated_inputs,
 )
 from selfdebug.server.engine.judge.survivors import Survivor, by_program
+from selfdebug.server.engine.search.edit_class import Edit
 from selfdebug.server.engine.types import Alternatives
 from selfdebug.server.runner.search_runner import SearchRunner
 
@@ -74,8 +75,8 @@ def judge_survivors(
     among survivors at four lines, a wrong one was chosen where none was right). On QuixBugs dev
     before the check (visible tests: one or two cases), survivors at several lines were far more
     common among the search's fixes that failed hidden tests than among the right ones."""
-    alone = {s.edit.code for s in kept}
-    kept = [s for s in kept if not any(p.code in alone for p in s.edit.parts)]  # minimal ones
+    alone = {s.edit.program for s in kept}
+    kept = [s for s in kept if not any(p.program in alone for p in s.edit.parts)]  # minimal ones
     programs = [group[0] for group in by_program(kept).values()][:MAX_CHECKED]
     verdict = SurvivorVerdict()
     if not programs:
@@ -231,7 +232,7 @@ def preferred(
         input, when exactly one does (a text that does not run matches none)."""
         if blind:
             return [None] * len(codes)
-        firsts = [group[0].edit.code for group in groups]
+        firsts: list[str | Edit] = [group[0].edit for group in groups]
         check = on_generated_inputs(context, searcher, [*firsts, *codes])
         if not gives_evidence(check):
             return [None] * len(codes)

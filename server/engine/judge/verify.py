@@ -22,12 +22,13 @@ class VerifiedFix:
     chosen_run: RunResult
     wider_run: RunResult | None
     found_by: str  # "edit search at line 7"
+    program: str = ""  # the edit's (`Edit.program`): what the benchmark's funnel records
 
 
 def verify(context: SearchContext, edit: Edit, notes: Sequence[str] = ()) -> VerifiedFix | None:
     """Run the winner as any fix is run (fresh process, chosen then wider tests); None when it
     does not hold up there (state left over between candidates would show here)."""
-    new_source = context.target.replace_in(context.source, edit.code)
+    new_source = edit.new_source(context.source, context.target)
     context.progress(f"checking the edit at line {edit.line}", 0.95)
     chosen = context.run_tests(context.chosen, new_source, "search-chosen")
     if not chosen.all_passed:
@@ -53,4 +54,4 @@ def verify(context: SearchContext, edit: Edit, notes: Sequence[str] = ()) -> Ver
     )
     on = f" on {context.found_on}" if context.found_on else ""
     found_by = edit.origin or f"edit search at line {edit.line}"
-    return VerifiedFix(candidate, chosen, wider, f"{found_by}{on}")
+    return VerifiedFix(candidate, chosen, wider, f"{found_by}{on}", edit.program)

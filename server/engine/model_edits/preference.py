@@ -53,7 +53,7 @@ def model_preference(
     def prefer(
         groups: Sequence[Sequence[Survivor]], match: BehaviourMatch
     ) -> tuple[Survivor, str] | None:
-        members = {program_key(s.edit.code): (index, s) for index, group in enumerate(groups)
+        members = {program_key(s.edit.program): (index, s) for index, group in enumerate(groups)
                    for s in group}  # fmt: skip
         single = {s.edit.line for group in groups for s in group if len(s.edit.lines) == 1}
         lines = sorted(single)[:LINES]

@@ -9,6 +9,9 @@ Its parts, in the order a search uses them:
   `scope.py` (the function's text and names), `operators.py` and `statements.py` to draw on;
 - `registry.py`: every class, found in `classes/`, and docs/MODES.md's table of them;
 - `edits.py`: the `Edit`s of every class at the suspicious lines, ordered and bounded;
+- `places.py`, `place_edits.py`: the places outside the body where a fix may go (the
+  module constants, class attributes and default values the function reads) and the
+  literal and operator classes' edits there;
 - `edit_search.py`: the search itself (localize, the candidate edits, handed to the judge:
   ../judge/, which runs, ranks and verifies every generator's candidates);
 - `host.py`: the session's uses of the search (the function as it is, a model's near miss, a

@@ -9,10 +9,31 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from selfdebug.server.engine.search.scope import Scope, Span
+from selfdebug.server.runner.search_runner import CandidateCode
+
+if TYPE_CHECKING:
+    from selfdebug.server.engine.target import TargetFunction
 
 LineSpan = tuple[int, int, int, str]  # (code line, start, end, replacement)
+
+
+@dataclass(frozen=True)
+class Outside:
+    """A change of the module outside the function (places.py: a constant it reads, an
+    attribute of its class): one token of one statement, replaced in the file's text."""
+
+    start: int  # the changed span of the file's text (characters)
+    end: int
+    replacement: str  # no line break: the file keeps its line numbers
+    statement: str  # the whole statement after the change (run where it is defined)
+    before: str  # ... and before it
+    namespace: str = ""  # the class it is set in (`Outer.Inner`), "" for the module
+
+    def applied(self, source: str) -> str:
+        return source[: self.start] + self.replacement + source[self.end :]
 
 
 @dataclass(frozen=True)
@@ -30,6 +51,9 @@ class Edit:
     end: int = 0
     parts: tuple[Edit, ...] = ()  # a pair: the single edits it combines
     origin: str = ""  # who wrote it when not a class: "the model at line 7 (sample 3 of 8)"
+    outside: Outside | None = None  # a change outside the function (`code` is then unchanged)
+    defaults: bool = False  # it changes a default value of the def line (places.py)
+    place: str = ""  # a place outside the body (places.py), for the user: "constant LIMIT"
 
     def describe(self) -> str:
         if self.parts:
@@ -37,7 +61,28 @@ class Edit:
         if not self.before.strip():
             return f"line {self.line}: insert `{_short(self.after)}`"
         after = self.after.strip() or "(deleted)"
-        return f"line {self.line}: `{_short(self.before)}` -> `{_short(after)}`"
+        where = f" ({self.place})" if self.place else ""
+        return f"line {self.line}{where}: `{_short(self.before)}` -> `{_short(after)}`"
+
+    @property
+    def program(self) -> str:
+        """What tells two candidates apart: the function text, after the changed statement
+        when the change is outside it (two edits of a constant leave `code` alike)."""
+        return f"{self.outside.statement.rstrip()}\n{self.code}" if self.outside else self.code
+
+    def original_program(self, original: str) -> str:
+        """`program` before the change, `original` the function's text."""
+        return f"{self.outside.before.rstrip()}\n{original}" if self.outside else original
+
+    def candidate(self, id: int, first_line: int) -> CandidateCode:
+        """What the judge's test process runs (server/runner/search_runner.py)."""
+        outside = ((self.outside.namespace, self.outside.statement),) if self.outside else ()
+        return CandidateCode(id, self.code, first_line, outside, self.defaults)
+
+    def new_source(self, source: str, target: TargetFunction) -> str:
+        """The file's text `source` (where `target` was found) with the edit."""
+        text = self.outside.applied(source) if self.outside else source
+        return target.replace_in(text, self.code)
 
     @property
     def lines(self) -> tuple[int, ...]:

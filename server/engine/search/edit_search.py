@@ -4,7 +4,8 @@ small classic edits at the most suspicious lines and hand them to the judge.
 Steps (each a plain function, so the session, the benchmark and the tests call the same code):
 - `localize`: one run of the chosen and wider tests with line coverage of the target only
   (server/runner/search_runner.py), ranked by Ochiai (localize.py);
-- `candidate_edits`: the edits of edits.py at the top lines, bounded, ordered;
+- `candidate_edits`: the edits of edits.py at the top lines, and those of place_edits.py at the
+  constants, class attributes and defaults the function reads (places.py), bounded, ordered;
 - `search_step`: both for a session, then the edits judged as every generator's candidates
   are (engine/judge/: run in batches, survivors ranked, run against each other on generated
   inputs, the winner run once more the normal way), into the step's answer.
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from selfdebug.server.cancel import CancelToken
-from selfdebug.server.engine.evidence import NOTHING_EXPECTED, Expected
+from selfdebug.server.engine.evidence import NOTHING_EXPECTED, Evidence, Expected
 from selfdebug.server.engine.judge.context import SearchContext, SearchSettings, left
 from selfdebug.server.engine.judge.judge import Judge, Judgement
 from selfdebug.server.engine.search.edits import Edit, generate_edits
@@ -27,7 +28,10 @@ from selfdebug.server.engine.search.localize import (
     all_lines,
     rank_lines,
 )
+from selfdebug.server.engine.search.place_edits import MAX_PLACE_EDITS, place_edits, points_at
+from selfdebug.server.engine.search.places import places_of
 from selfdebug.server.engine.search.predicates import with_guarding_conditions
+from selfdebug.server.engine.search.registry import CLASSES
 from selfdebug.server.engine.target import TargetFunction
 from selfdebug.server.runner.search_runner import CoverageRun, SearchRunner
 
@@ -63,12 +67,20 @@ def candidate_edits(
     lines: Sequence[SuspiciousLine],
     settings: SearchSettings,
     expected: Expected = NOTHING_EXPECTED,
+    *,
+    source: str = "",
+    evidence: Evidence | None = None,
 ) -> list[Edit]:
     """Edits at the top lines; lines with the same score share a rank, so that a small edit on
     any of them comes before a larger one on the first. A group of lines with the last top
     line's score is taken whole (up to twice `top_lines`): where a cut falls inside it is
     chance (the lines every test runs tie, and a bug before a failing path is among them). The
-    condition that guards each top line is edited too (predicates.py)."""
+    condition that guards each top line is edited too (predicates.py).
+
+    With `source` (the file's text), the places outside the body that the function reads
+    (places.py) are edited too, within the same budget: after the function's single edits
+    (before the combinations), or first, ranked with the top lines, when `evidence` (the
+    failing tests') points at the place (`points_at`: the wrong value is the constant's)."""
     top = list(lines[: settings.top_lines])
     if top:
         last = round(top[-1].score, 9)
@@ -84,14 +96,25 @@ def candidate_edits(
             scores.append(score)
         ranks[line.line] = scores.index(score)
     ranks = with_guarding_conditions(target.code, target.start_line + 1, ranks)
-    return generate_edits(
+    places = places_of(source, target) if source else []
+    pointed = [p for p in places if evidence is not None and points_at(p, evidence)]
+    later = [p for p in places if p not in pointed]
+    room = min(MAX_PLACE_EDITS, settings.max_edits // 4)
+    first = place_edits(source, target, pointed, rank=0, limit=room, expected=expected)
+    last_rank = max(ranks.values(), default=0) + 1
+    room -= len(first)
+    then = place_edits(source, target, later, rank=last_rank, limit=room, expected=expected)
+    edits = generate_edits(
         target.code,
         target.start_line + 1,
         ranks,
-        settings.max_edits,
+        settings.max_edits - len(first) - len(then),
         expected,
         class_name=target.class_name,
     )
+    combined = {c.name for c in CLASSES if c.combines}
+    singles = [e for e in edits if e.edit_class not in combined]
+    return first + singles + then + [e for e in edits if e.edit_class in combined]
 
 
 def search_step(context: SearchContext, *, search: bool) -> SearchStep:
@@ -127,6 +150,13 @@ def search_step(context: SearchContext, *, search: bool) -> SearchStep:
         top = max([s.score for s in lines], default=0.0) + 1.0
         given = [SuspiciousLine(n, top, 0, 0, 0, 0) for n in context.first_lines]
         lines = given + [s for s in lines if s.line not in set(context.first_lines)]
-    edits = candidate_edits(context.target, lines, context.settings, context.evidence.expected)
+    edits = candidate_edits(
+        context.target,
+        lines,
+        context.settings,
+        context.evidence.expected,
+        source=context.source,
+        evidence=context.evidence,
+    )
     Judge(context).judge(edits, into=step, progress=context.progress, started=started)
     return step

@@ -252,7 +252,7 @@ def partial_start(
     before = host.chosen_before
     if partial is None or before is None or not host.request.auto_search:
         return None
-    new_source = host.target.replace_in(host.source, partial.edit.code)
+    new_source = partial.edit.new_source(host.source, host.target)
     run = host.run_tests(list(host.request.tests), new_source, label="search-partial")
     kept = partial_holds(run, before)
     passed = f"{run.passed}/{run.total}"
@@ -275,4 +275,6 @@ def partial_start(
             raise
         except Exception as error:
             host.record("search_failed", error=f"{type(error).__name__}: {error}")
+    if partial.edit.outside is not None and (second is None or second.fix is None):
+        return None  # the model edits the function alone: it cannot start from a constant's
     return PartialStart(partial.edit.code, candidate, run, version, second)
