@@ -25,12 +25,12 @@ def test_build_request_guards_with_the_test_file_unless_told_otherwise(tmp_path)
     root = _project(tmp_path)
     chosen = ["tests/test_calc.py::test_add"]
     default = build_request(root / "calc.py", "add", tests=chosen, project_root=root, cwd=root)
-    assert default.tests == chosen
-    assert default.wider_tests == ["tests/test_calc.py"]
+    assert default.target.tests == chosen
+    assert default.target.wider_tests == ["tests/test_calc.py"]
     none = build_request(
         root / "calc.py", "add", tests=chosen, wider_tests=[], project_root=root, cwd=root
     )
-    assert none.wider_tests == []
+    assert none.target.wider_tests == []
 
 
 def test_a_session_runs_at_most_forty_found_tests_the_failing_first(tmp_path):
@@ -50,10 +50,10 @@ def test_a_session_runs_at_most_forty_found_tests_the_failing_first(tmp_path):
         "def test_one():\n    assert add(1, 1) == 2\n\n"
         "def test_two():\n    assert add(2, 2) == 4\n"
     )
-    request = build_request(root / "calc.py", "add", project_root=root, cwd=root)
+    target = build_request(root / "calc.py", "add", project_root=root, cwd=root).target
     failing = {"tests/test_more.py::test_one", "tests/test_more.py::test_two"}
-    assert len(request.tests) == 40 and len(set(request.tests)) == 40
-    assert set(request.tests[:2]) == failing
-    assert sorted(request.wider_tests) == ["tests/test_calc.py", "tests/test_more.py"]
-    assert "runs 40 of them for every candidate" in request.tests_found_by
-    assert "the other 20 in the regression check" in request.tests_found_by
+    assert len(target.tests) == 40 and len(set(target.tests)) == 40
+    assert set(target.tests[:2]) == failing
+    assert sorted(target.wider_tests) == ["tests/test_calc.py", "tests/test_more.py"]
+    assert "runs 40 of them for every candidate" in target.tests_found_by
+    assert "the other 20 in the regression check" in target.tests_found_by
