@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 from helpers.project_env import make_venv
+from helpers.requests import request_of
 from helpers.sumproj import ONE, THREE, ZERO, copy_project
 
 from selfdebug.server.backends.scripted import ScriptedBackend
-from selfdebug.server.engine import DebugRequest, DebugResult, Progress, run_session
+from selfdebug.server.engine import DebugResult, Progress, run_session
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
 GOOD = "def sum_to(n):\n    return sum(range(1, n + 1))\n"
@@ -34,13 +35,13 @@ def session(
     """Run a session; returns (its result, [(progress event, model calls made before it)])."""
     backend = ScriptedBackend([f"Bug: off by one.\n```python\n{GOOD}```\n"] * 3)
     seen: list[tuple[Progress, int]] = []
-    request = DebugRequest(
+    request = request_of(
         file=project / "calc.py",
         qualname="sum_to",
         project_root=project,
         tests=tests,
         mode="ut",
-        **changes,  # type: ignore[arg-type]
+        **changes,
     )
     result = run_session(
         request,

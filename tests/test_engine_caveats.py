@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from helpers.requests import request_of
+
 from selfdebug.commands.fix_report import evidence_line, report
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
@@ -42,7 +44,7 @@ def _request(root: Path, **changes) -> DebugRequest:
         mode="search",
     )
     fields.update(changes)
-    return DebugRequest(**fields)
+    return request_of(**fields)
 
 
 def test_fixes_that_pass_and_differ_are_named_in_the_evidence(tmp_path):

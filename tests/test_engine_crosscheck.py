@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 from helpers.count_project import COUNT
+from helpers.requests import request_of
 from helpers.sumproj import prompt_text
 
 from selfdebug.server.backends.scripted import ScriptedBackend
-from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine import run_session
 from selfdebug.server.engine.judge.crosscheck import CrossCheck
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
@@ -41,7 +42,7 @@ def _search(root: Path, module: str, chosen: list[str], wider: list[str], **chan
     values.update(changes)
     backend = changes.pop("backend", None) or ScriptedBackend(["never asked"])
     values.pop("backend", None)
-    return run_session(DebugRequest(**values), backend), transcript, backend
+    return run_session(request_of(**values), backend), transcript, backend
 
 
 # Duplicates of the pivot are lost: `<` -> `<=` at line 5 and `>` -> `>=` at line 6 both fix

@@ -19,6 +19,7 @@ from selfdebug.server.engine.model_calls.context_fit import fit_prompt
 from selfdebug.server.engine.model_calls.prompting import PromptLibrary, PromptVars
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
+from selfdebug.server.engine.types import Budget, Reporting, TargetSpec
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
 STATS = '''"""Statistics with a bug: the median of an even count is one middle value."""
@@ -154,10 +155,12 @@ def test_even_size_parameter_comes_from_the_id(project, runner):
 def test_session_prompt_carries_the_true_values(project, runner):
     backend = ScriptedBackend([f"Bug: one middle value.\n```python\n{GOOD}```\n"])
     request = DebugRequest(
-        file=project / "stats.py",
-        qualname="median",
-        project_root=project,
-        tests=["test_stats.py::test_expected_first"],
+        TargetSpec(
+            file=project / "stats.py",
+            qualname="median",
+            project_root=project,
+            tests=["test_stats.py::test_expected_first"],
+        ),
         mode="ut",
     )
     result = run_session(request, backend, runner=runner)
@@ -200,12 +203,14 @@ def test_clip_middle_keeps_head_and_tail():
 def test_session_prompt_is_trimmed_to_the_backends_context(project, runner, tmp_path):
     def request(transcript: Path) -> DebugRequest:
         return DebugRequest(
-            file=project / "stats.py",
-            qualname="median",
-            project_root=project,
-            tests=["test_stats.py::test_cases", "test_stats.py::test_even_sizes"],
+            TargetSpec(
+                file=project / "stats.py",
+                qualname="median",
+                project_root=project,
+                tests=["test_stats.py::test_cases", "test_stats.py::test_even_sizes"],
+            ),
             mode="ut",
-            transcript_path=transcript,
+            reporting=Reporting(transcript_path=transcript),
         )
 
     def sent(backend: ScriptedBackend) -> str:
@@ -238,12 +243,14 @@ def test_deep_recursion_fails_the_same_way_under_probes(project, runner, tmp_pat
     fixed = "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n"
     backend = ScriptedBackend([f"```python\n{fixed}```\n"])
     request = DebugRequest(
-        file=project / "deep.py",
-        qualname="depth",
-        project_root=project,
-        tests=["test_deep.py::test_depth"],
+        TargetSpec(
+            file=project / "deep.py",
+            qualname="depth",
+            project_root=project,
+            tests=["test_deep.py::test_depth"],
+        ),
         mode="probe",
-        transcript_path=transcript,
+        reporting=Reporting(transcript_path=transcript),
     )
     result = run_session(request, backend, runner=runner)
     assert result.stop_reason == "passed"
@@ -370,9 +377,13 @@ def test_a_session_prompt_shows_the_failing_test_before_passing_ones(tmp_path):
     tests = [*(f"test_s.py::test_ok_{i}" for i in range(4)), "test_s.py::test_even"]
     backend = ScriptedBackend([f"```python\n{GOOD}```"])
     request = DebugRequest(
-        project_root=str(root), file=str(root / "stats.py"), qualname="median", tests=tests,
-        mode="ut", max_turns=1, auto_search=False,
-    )  # fmt: skip
+        TargetSpec(
+            project_root=str(root), file=str(root / "stats.py"), qualname="median", tests=tests
+        ),
+        mode="ut",
+        budget=Budget(max_turns=1),
+        auto_search=False,
+    )
     with ProjectRunner(root, RunnerSettings(test_timeout_s=10)) as runner:
         result = run_session(request, backend, runner=runner)
     assert result.stop_reason == "passed"

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.requests import request_of
+
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.transcript import read_transcript
@@ -43,7 +45,7 @@ def _project(root: Path, module: str, code: str, tests: str) -> Path:
 
 
 def _request(root: Path, module: str, qualname: str, chosen, wider, **changes) -> DebugRequest:
-    return DebugRequest(
+    return request_of(
         file=root / f"{module}.py",
         qualname=qualname,
         project_root=root,

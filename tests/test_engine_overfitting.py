@@ -16,6 +16,7 @@ from selfdebug.server.engine.evidence import Evidence
 from selfdebug.server.engine.overfitting import expected_values
 from selfdebug.server.engine.search.edits import generate_edits
 from selfdebug.server.engine.transcript import read_transcript
+from selfdebug.server.engine.types import Budget, Reporting, TargetSpec
 from selfdebug.server.runner import results
 
 # The bug is the separator the split uses (line 2), far from the line that builds the output.
@@ -153,11 +154,13 @@ def test_no_search_candidate_writes_the_expected_value(tmp_path, module, qualnam
     first, second = re.findall(r"def (test_\w+)", tests)
     result = run_session(
         DebugRequest(
-            file=root / f"{module}.py",
-            qualname=qualname,
-            project_root=root,
-            tests=[f"test_{module}.py::{first}"],
-            wider_tests=[f"test_{module}.py::{second}"],
+            TargetSpec(
+                file=root / f"{module}.py",
+                qualname=qualname,
+                project_root=root,
+                tests=[f"test_{module}.py::{first}"],
+                wider_tests=[f"test_{module}.py::{second}"],
+            ),
             mode="search",
         ),
         ScriptedBackend(["never asked"]),
@@ -172,13 +175,15 @@ def test_a_model_candidate_that_writes_the_expected_text_is_refused(tmp_path):
     reply = f"The name has no comma.\n```python\n{overfit}```\n"
     result = run_session(
         DebugRequest(
-            file=root / "names.py",
-            qualname="initials",
-            project_root=root,
-            tests=["test_names.py::test_two_names"],
+            TargetSpec(
+                file=root / "names.py",
+                qualname="initials",
+                project_root=root,
+                tests=["test_names.py::test_two_names"],
+            ),
             mode="ut",
-            max_turns=1,
-            transcript_path=transcript,
+            budget=Budget(max_turns=1),
+            reporting=Reporting(transcript_path=transcript),
         ),
         ScriptedBackend([reply]),
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers.count_project import COUNT, write_count_project
+from helpers.requests import request_of
 from helpers.sumproj import prompt_text
 from lsprotocol.types import DiagnosticSeverity
 
@@ -100,7 +101,7 @@ def request(project: Path, **changes) -> DebugRequest:
         mode="search",
     )
     values.update(changes)
-    return DebugRequest(**values)
+    return request_of(**values)
 
 
 # -- localization --

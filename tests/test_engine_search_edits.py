@@ -13,6 +13,7 @@ from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.evidence import NOTHING_EXPECTED, Evidence, Expected
 from selfdebug.server.engine.search.edits import generate_edits
+from selfdebug.server.engine.types import Budget, TargetSpec
 from selfdebug.server.runner import results
 
 
@@ -232,13 +233,15 @@ def test_search_fixes_what_one_token_cannot(tmp_path, case):
     chosen, wider = _ids(case)
     result = run_session(
         DebugRequest(
-            file=root / f"{case.name}.py",
-            qualname=case.name,
-            project_root=root,
-            tests=chosen,
-            wider_tests=wider,
+            TargetSpec(
+                file=root / f"{case.name}.py",
+                qualname=case.name,
+                project_root=root,
+                tests=chosen,
+                wider_tests=wider,
+            ),
             mode="search",
-            test_timeout_s=2.0,  # `repeat` hangs before its fix
+            budget=Budget(test_timeout_s=2.0),  # `repeat` hangs before its fix
         ),
         ScriptedBackend(["never asked"]),
     )

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.requests import request_of
+
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.transcript import read_transcript
+from selfdebug.server.engine.types import Budget, Reporting, TargetSpec
 
 # One weak test: `0` -> `1` at line 2 and `-` -> `*` at line 4 pass it too, and come first.
 SCALED = """def scaled_total(values, factor):
@@ -36,9 +39,9 @@ def _project(tmp_path: Path, module: str = "scaled", code: str = SCALED, tests: 
 
 
 def _request(root: Path, transcript: Path, mode: str, **extra) -> DebugRequest:
-    return DebugRequest(project_root=root, file=root / "scaled.py", qualname="scaled_total",
-                        tests=["test_scaled.py::test_one"], mode=mode, max_turns=1,
-                        transcript_path=transcript, **extra)  # fmt: skip
+    return request_of(project_root=root, file=root / "scaled.py", qualname="scaled_total",
+                      tests=["test_scaled.py::test_one"], mode=mode, max_turns=1,
+                      transcript_path=transcript, **extra)  # fmt: skip
 
 
 def test_differing_survivors_send_the_search_on_to_the_bigger_edit_the_model_writes(tmp_path):
@@ -80,9 +83,12 @@ def test_without_generated_inputs_the_search_goes_on_at_the_one_line_and_the_mod
     root = _project(tmp_path, code=ONE_LINE, tests=ONE_LINE_TEST)
     transcript = tmp_path / "t.jsonl"
     backend = ScriptedBackend(["return v * factor"], prompt_form="completion")
-    request = DebugRequest(project_root=root, file=root / "scaled.py", qualname="scaled",
-                           tests=["test_scaled.py::test_one"], mode="auto", max_turns=1,
-                           transcript_path=transcript, generated_inputs=0)  # fmt: skip
+    request = DebugRequest(
+        TargetSpec(root / "scaled.py", "scaled", root, tests=["test_scaled.py::test_one"]),
+        mode="auto",
+        budget=Budget(max_turns=1, generated_inputs=0),
+        reporting=Reporting(transcript_path=transcript),
+    )
     result = run_session(request, backend)
     assert result.success and result.fixed_function == ONE_LINE.replace(" - factor", "")
     events = read_transcript(transcript)
@@ -155,10 +161,14 @@ def test_at_one_line_the_repair_that_keeps_the_functions_own_errors_is_proposed(
     changes only the TypeError is proposed."""
     root = _project(tmp_path, "wraps", WRAPS, WRAPS_TESTS)
     transcript = tmp_path / "t.jsonl"
-    request = DebugRequest(project_root=root, file=root / "wraps.py", qualname="lookup",
-                           tests=["test_wraps.py::test_found", "test_wraps.py::test_missing_name",
-                                  "test_wraps.py::test_missing_number"],
-                           mode="auto", max_turns=1, transcript_path=transcript)  # fmt: skip
+    tests = ["test_wraps.py::test_found", "test_wraps.py::test_missing_name",
+             "test_wraps.py::test_missing_number"]  # fmt: skip
+    request = DebugRequest(
+        TargetSpec(root / "wraps.py", "lookup", root, tests),
+        mode="auto",
+        budget=Budget(max_turns=1),
+        reporting=Reporting(transcript_path=transcript),
+    )
     backend = ScriptedBackend(["raise MissingError(key)"], prompt_form="completion")
     result = run_session(request, backend)
     assert result.success, result.error

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.requests import request_of
 from helpers.sumproj import prompt_text
 
 from selfdebug.server.backends.scripted import ScriptedBackend
@@ -66,7 +67,7 @@ def request(root: Path, **changes) -> DebugRequest:
         max_turns=1, transcript_path=root.parent / "t.jsonl",
     )  # fmt: skip
     fields.update(changes)
-    return DebugRequest(**fields)
+    return request_of(**fields)
 
 
 @pytest.fixture

@@ -11,9 +11,10 @@ import difflib
 from pathlib import Path
 
 import pytest
+from helpers.requests import request_of
 
 from selfdebug.server.backends.scripted import ScriptedBackend
-from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine import run_session
 from selfdebug.server.engine.evidence import Evidence
 from selfdebug.server.engine.judge.context import SearchSettings
 from selfdebug.server.engine.search.edit_search import candidate_edits
@@ -148,7 +149,7 @@ def _search(root: Path, name: str, qualname: str, tests: str) -> DebugResult:
     ids = [f"test_{name}.py::{line[4:].split('(')[0]}" for line in tests.splitlines()
            if line.startswith("def test_")]  # fmt: skip
     return run_session(
-        DebugRequest(
+        request_of(
             file=root / f"{name}.py",
             qualname=qualname,
             project_root=root,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine.types import TargetSpec
 
 COUNTER = """class Counter:
     def __init__(self):
@@ -63,11 +64,13 @@ def test_register_once():
 def _search(root: Path, module: str, qualname: str, chosen: str, wider: list[str]):
     return run_session(
         DebugRequest(
-            file=root / f"{module}.py",
-            qualname=qualname,
-            project_root=root,
-            tests=[f"test_{module}.py::{chosen}"],
-            wider_tests=[f"test_{module}.py::{w}" for w in wider],
+            TargetSpec(
+                file=root / f"{module}.py",
+                qualname=qualname,
+                project_root=root,
+                tests=[f"test_{module}.py::{chosen}"],
+                wider_tests=[f"test_{module}.py::{w}" for w in wider],
+            ),
             mode="search",
         ),
         ScriptedBackend(["never asked"]),

@@ -21,6 +21,7 @@ from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.feedback import REGRESSION_NOTE
 from selfdebug.server.engine.transcript import read_transcript
+from selfdebug.server.engine.types import TargetSpec
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
 BUGGY = (
@@ -376,13 +377,13 @@ def test_a_file_that_cannot_be_read_or_lacks_the_function_ends_the_session_with_
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     backend = ScriptedBackend(["never asked"])
     gone = run_session(
-        DebugRequest(file=tmp_path / "gone.py", qualname="add", project_root=tmp_path, tests=[]),
+        DebugRequest(TargetSpec(tmp_path / "gone.py", "add", tmp_path, tests=[])),
         backend,
     )
     assert gone.stop_reason == "error"
     assert gone.error.startswith(f"cannot read {tmp_path / 'gone.py'}: No such file")
     absent = run_session(
-        DebugRequest(file=tmp_path / "calc.py", qualname="sub", project_root=tmp_path, tests=[]),
+        DebugRequest(TargetSpec(tmp_path / "calc.py", "sub", tmp_path, tests=[])),
         backend,
     )
     assert absent.stop_reason == "error" and absent.error.startswith("calc.py: ")

@@ -89,7 +89,7 @@ class Said:
 
 def context_on_sumproj() -> RunContext:
     request = make_request(FIXTURE, mode="ut")
-    source, target = read_target(request.file, request.qualname)
+    source, target = read_target(request.target.file, request.target.qualname)
     plan = plan_modes("ut", has_tests=True, can_probe=True)
     recorder = Recorder(Transcript(None))
     return RunContext(

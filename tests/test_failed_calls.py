@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.requests import request_of
 from helpers.sumproj import GOOD, copy_project, make_request
 
 from selfdebug.bench.repair_report import ProblemOutcome, mode_stats
@@ -71,7 +72,7 @@ def clamp_request(tmp_path: Path, source: str, **changes) -> DebugRequest:
         model_edits_s=0,  # the whole-function turns (local edits: tests/test_model_edits.py)
     )
     values.update(changes)
-    return DebugRequest(**values)
+    return request_of(**values)
 
 
 @pytest.fixture(scope="module")

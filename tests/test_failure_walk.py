@@ -83,8 +83,8 @@ def test_the_walk_ranks_the_callee_first_and_fixes_it_in_its_own_module(tmp_path
     assert shown is not None and shown.result is not None and shown.request is not None
     assert shown.result.success and not shown.refused
     assert shown.why.startswith("suspect 1 of 2: 1/1 failing tests run it")
-    assert shown.request.file == root / "pkg" / "prices.py"
-    assert shown.request.tests == ["tests/test_orders.py::test_bulk_order"]
+    assert shown.request.target.file == root / "pkg" / "prices.py"
+    assert shown.request.target.tests == ["tests/test_orders.py::test_bulk_order"]
     files = shown.fix_files()
     assert list(files) == [root / "pkg" / "prices.py"]
     (root / "pkg" / "prices.py").write_text(files[root / "pkg" / "prices.py"])

@@ -438,9 +438,9 @@ def _walk(
 
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
         stage = "search" if request.mode == "search" else "model"
-        if request.source_override is not None or request.pinned_files:
+        if request.target.source_override is not None or request.target.pinned_files:
             stage = "beside"  # a search beside another function's partial fix
-        name = request.qualname
+        name = request.target.qualname
         fixed = results.get(name, results.get(f"{name}:{stage}", False))
         partial = fixed == "partial"  # one of the two failing tests passes
         fixed = fixed is True
@@ -460,7 +460,10 @@ def test_the_walk_stops_at_the_first_fix_and_skips_a_suspect_it_cannot_debug():
     assert [a.suspect.qualname for a in attempts] == ["a", "gone", "b"]
     assert attempts[1].error == "no function `gone`" and attempts[1].result is None
     assert attempts[2].why.startswith("suspect 3 of 4: ")
-    assert attempts[2].request is not None and attempts[2].request.tests_found_by == attempts[2].why
+    assert (
+        attempts[2].request is not None
+        and attempts[2].request.target.tests_found_by == attempts[2].why
+    )
     shown = reported(attempts)
     assert shown is not None and shown.suspect.qualname == "b"
 
@@ -505,8 +508,8 @@ def test_the_walk_shares_one_budget_between_its_sessions():
                      clock=lambda: next(ticks))  # fmt: skip
     assert [a.suspect.qualname for a in attempts] == ["a", "b"]  # no time left for c
     first, second = (a.request for a in attempts)
-    assert first is not None and first.time_budget_s == 100.0
-    assert second is not None and second.time_budget_s == 50.0
+    assert first is not None and first.budget.time_budget_s == 100.0
+    assert second is not None and second.budget.time_budget_s == 50.0
     shown = reported(attempts)
     assert shown is not None and shown.suspect.qualname == "b"  # no fix: the last session
 
@@ -572,7 +575,7 @@ def test_a_partial_fix_in_one_function_is_searched_on_beside_the_other_suspects(
     for attempt in paired:
         request = attempt.request
         assert request is not None and request.mode == "search"
-        assert request.source_override == "x"  # the same file: a's edited text is searched
+        assert request.target.source_override == "x"  # the same file: a's edited text is searched
         assert attempt.why.endswith("; beside the edit in `a`")
     assert attempts[-1].stage == "model"  # then the model, on the partial fix first
     assert not [a for a in _walk(["a", "b"], {"a:search": "partial", "b": False}, pairs="no")

@@ -113,12 +113,12 @@ def test_mapping_to_backend_runner_and_request():
         source_override="def f(): pass\n",
         transcript_path=None,
     )
-    assert (request.mode, request.max_turns, request.samples) == ("ut", 2, 3)
-    assert request.test_timeout_s == 3.0
-    assert request.model_call_deadline_s == 400.0
-    assert request.model_edits_s == 30.0
+    assert (request.mode, request.budget.max_turns, request.model.samples) == ("ut", 2, 3)
+    assert request.budget.test_timeout_s == 3.0
+    assert request.budget.model_call_deadline_s == 400.0
+    assert request.budget.model_edits_s == 30.0
     assert settings.time_budget_seconds == 120.0  # a session, or the walk over the suspects
-    assert request.time_budget_s == 120.0
+    assert request.budget.time_budget_s == 120.0
     spent = structure_settings({"timeBudgetSeconds": 0})
     assert spent.settings.time_budget_seconds == 360.0  # 0 or less: the default, and why
     assert spent.problems == ["selfdebug.timeBudgetSeconds: must be > 0, got 0.0; using the "
@@ -153,11 +153,12 @@ def test_the_editors_request_is_built_like_the_clis_a_chosen_test_is_not_guarded
         source_override=None,
         transcript_path=None,
     )
-    assert request.wider_tests == ["tests/test_b.py"]
+    assert request.target.wider_tests == ["tests/test_b.py"]
     from selfdebug.server.engine.request import new_request
 
     plain = new_request(Path("/p/a.py"), "f", Path("/p"), ["tests/test_a.py"], ["tests/test_a.py"])
-    assert (plain.tests, plain.wider_tests, plain.mode) == (["tests/test_a.py"], [], "auto")
+    target = plain.target
+    assert (target.tests, target.wider_tests, plain.mode) == (["tests/test_a.py"], [], "auto")
 
 
 def test_settings_scope_is_the_innermost_folder_holding_the_file():

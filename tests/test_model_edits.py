@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers.count_project import write_count_project
+from helpers.requests import request_of
 
 from selfdebug.bench.funnel import read_generated
 from selfdebug.server.backends.base import CompletionRequest, InfillUnsupported
@@ -28,6 +29,7 @@ from selfdebug.server.engine.model_edits.step import MAX_SCALE, SLOW_TOK_S, step
 from selfdebug.server.engine.search.localize import SuspiciousLine
 from selfdebug.server.engine.target import locate
 from selfdebug.server.engine.transcript import read_transcript
+from selfdebug.server.engine.types import Budget, Reporting, TargetSpec
 from selfdebug.server.runner import results
 
 MODULE = '''import math
@@ -231,7 +233,7 @@ def _request(root: Path, transcript: Path, **extra) -> DebugRequest:
         generated_inputs=0,
         record_candidates=True,  # the benchmark's funnel reads them
     )
-    return DebugRequest(**{**fields, **extra})
+    return request_of(**{**fields, **extra})
 
 
 def test_a_sampled_hole_that_passes_is_judged_like_a_search_edit_and_proposed(tmp_path):
@@ -473,10 +475,16 @@ def test_the_real_qwen_gguf_votes_among_fixes_the_tests_cannot_tell_apart(tmp_pa
 
     write_count_project(tmp_path)
     request = DebugRequest(
-        file=tmp_path / "count.py", qualname="count_at_least", project_root=tmp_path,
-        tests=["test_count.py::test_two_at_least_two"], mode="auto", max_turns=1,
-        transcript_path=tmp_path / "t.jsonl",
-    )  # fmt: skip
+        TargetSpec(
+            tmp_path / "count.py",
+            "count_at_least",
+            tmp_path,
+            ["test_count.py::test_two_at_least_two"],
+        ),
+        mode="auto",
+        budget=Budget(max_turns=1),
+        reporting=Reporting(transcript_path=tmp_path / "t.jsonl"),
+    )
     backend = LlamaBackend(model_path(QWEN_05B, notice=None, progress=None), n_ctx=2048)
     try:
         result = run_session(request, backend)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import ast
 
+from helpers.requests import request_of
+
 from selfdebug.server.backends.scripted import ScriptedBackend
-from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine import run_session
 from selfdebug.server.engine.answers.candidate import program_key
 from selfdebug.server.engine.model_edits import chat_holes
 from selfdebug.server.engine.model_edits.fim_prompt import build_prompt
@@ -258,7 +260,7 @@ def test_a_guard_written_before_the_first_statement_fixes_a_missing_early_return
     (root / "ratio.py").write_text(RATIO, encoding="utf-8")
     (root / "test_ratio.py").write_text(RATIO_TESTS, encoding="utf-8")
     transcript = tmp_path / "t.jsonl"
-    request = DebugRequest(
+    request = request_of(
         file=root / "ratio.py", qualname="average_ratio", project_root=root,
         tests=["test_ratio.py::test_empty_is_zero"], wider_tests=["test_ratio.py::test_ratio"],
         mode="auto", auto_search=False, max_turns=0, transcript_path=transcript,

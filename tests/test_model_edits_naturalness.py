@@ -14,6 +14,7 @@ from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.model_edits.naturalness import InfillScorer
 from selfdebug.server.engine.transcript import read_transcript
+from selfdebug.server.engine.types import Budget, Reporting, TargetSpec
 
 
 class ScoredScript(ScriptedBackend):
@@ -37,9 +38,14 @@ class ScoredScript(ScriptedBackend):
 
 
 def _request(root: Path, transcript: Path) -> DebugRequest:
-    return DebugRequest(file=root / "count.py", qualname="count_at_least", project_root=root,
-                        tests=["test_count.py::test_two_at_least_two"], mode="auto", max_turns=1,
-                        transcript_path=transcript)  # fmt: skip
+    return DebugRequest(
+        TargetSpec(
+            root / "count.py", "count_at_least", root, ["test_count.py::test_two_at_least_two"]
+        ),
+        mode="auto",
+        budget=Budget(max_turns=1),
+        reporting=Reporting(transcript_path=transcript),
+    )
 
 
 def test_the_survivor_the_model_finds_most_natural_is_chosen_when_no_answer_votes(tmp_path):

@@ -163,9 +163,9 @@ def test_when_nothing_executes_it_the_files_run_are_named(tmp_path: Path) -> Non
 
 
 def test_a_request_says_how_its_tests_were_found(textkit: Path) -> None:
-    request = build_request(textkit / "textkit" / "split.py", "split_iter", cwd=textkit)
-    assert "tests/test_wrapper.py::test_split_two" in request.tests
-    assert request.tests_found_by.startswith("3 tests execute `split_iter` (found by running")
+    target = build_request(textkit / "textkit" / "split.py", "split_iter", cwd=textkit).target
+    assert "tests/test_wrapper.py::test_split_two" in target.tests
+    assert target.tests_found_by.startswith("3 tests execute `split_iter` (found by running")
 
 
 # A view class the library's own code builds (as a container builds a proxy in __delitem__):

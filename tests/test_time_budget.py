@@ -5,7 +5,6 @@ real projects; a scripted model whose call stalls plays the slow part."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import subprocess
@@ -14,13 +13,15 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.requests import request_of
 from helpers.sumproj import THREE, copy_project
 
 from selfdebug.exit_codes import ExitCode
 from selfdebug.server.backends.no_model import NoModelBackend
 from selfdebug.server.backends.scripted import Play, ScriptedBackend
-from selfdebug.server.engine import DebugRequest, run_session
+from selfdebug.server.engine import run_session
 from selfdebug.server.engine.from_failure import FailureJob, WalkHooks, held, localize, repair
+from selfdebug.server.engine.request import with_options
 from selfdebug.server.engine.transcript import read_transcript
 from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
@@ -70,7 +71,7 @@ def _codes_project(root: Path) -> Path:
 
 def test_a_session_whose_budget_runs_out_after_a_partial_fix_returns_the_partial_fix(tmp_path):
     root = _codes_project(tmp_path / "codes")
-    request = DebugRequest(
+    request = request_of(
         file=root / "codes.py", qualname="codes", project_root=root, tests=CHOSEN,
         wider_tests=["test_codes.py::test_none"], mode="search", generated_inputs=0,
     )  # fmt: skip
@@ -83,7 +84,7 @@ def test_a_session_whose_budget_runs_out_after_a_partial_fix_returns_the_partial
         budget = 2 * searched.seconds + 5
         stalls = ScriptedBackend(["never answered"], plays={1: Play(stall_after=0)})
         started = time.monotonic()
-        auto = dataclasses.replace(request, mode="auto", model_edits_s=0, model_stall_s=600.0,
+        auto = with_options(request, mode="auto", model_edits_s=0, model_stall_s=600.0,
                                    time_budget_s=budget, transcript_path=transcript)  # fmt: skip
         result = run_session(auto, stalls, runner=runner)
         seconds = time.monotonic() - started
@@ -149,7 +150,7 @@ def test_the_walk_over_several_suspects_stops_at_its_budget_with_the_ranking(tmp
     assert walk.budget_spent and walk.repair_s < budget + 4
     ran = [a for a in walk.attempts if a.result is not None]
     assert ran and ran[-1].result is not None and ran[-1].result.stop_reason == "time_budget"
-    assert sum(a.request.time_budget_s for a in ran if a.request) <= budget + 1  # one budget
+    assert sum(a.request.budget.time_budget_s for a in ran if a.request) <= budget + 1  # one budget
     assert walk.untried and len(ran) + len(walk.untried) == 3  # the rest, best first
     assert [s.target for s in walk.untried] == [t for t in ranked if t in
                                                 {s.target for s in walk.untried}]  # fmt: skip

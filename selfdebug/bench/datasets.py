@@ -9,7 +9,6 @@ after the session, so the model and the engine never see them.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,12 +150,13 @@ class ProblemProject:
 
     def debug_request(self, problem: Problem, mode: str, **options: Any) -> DebugRequest:
         """The session request for this project: the visible tests only, through the same
-        DebugRequest the CLI and the editor build; `options` are the other DebugRequest fields."""
-        from selfdebug.server.engine.request import new_request
+        DebugRequest the CLI and the editor build; `options` are the other DebugRequest options
+        by name (`request.with_options`)."""
+        from selfdebug.server.engine.request import new_request, with_options
 
         request = new_request(self.module, problem.entry_point, self.root, self.visible_test_ids)
         options.setdefault("record_candidates", True)  # the funnel (funnel.py) reads them
-        return dataclasses.replace(request, mode=mode, **options)  # type: ignore[arg-type]
+        return with_options(request, mode=mode, **options)
 
 
 def write_project(

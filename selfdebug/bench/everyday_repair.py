@@ -141,8 +141,8 @@ def solve_everyday(
         outcome.record_session(result)
         before = result.chosen_before
         outcome.failing_found = before.total > 0 and before.passed < before.total
-        outcome.tests_found = len(request.tests)
-        outcome.found_tests = request.tests[:50]
+        outcome.tests_found = len(request.target.tests)
+        outcome.found_tests = request.target.tests[:50]
         outcome.repaired = shown.suspect.target
         if shown.refused:  # the walk refused its fix (own_tests_refusal): none offered
             outcome.has_candidate, outcome.found_by = False, ""

@@ -77,11 +77,11 @@ def measure_problem(problem: Any, levels: list[str], test_timeout_s: float) -> P
     from selfdebug.instrument import instrument_function
     from selfdebug.server.engine import feedback
     from selfdebug.server.engine.target import locate
-    from selfdebug.server.engine.types import DebugRequest
+    from selfdebug.server.engine.types import ModelOptions
     from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
     outcome = ProblemProbes(problem.id, faulty_lines=faulty_lines(problem.buggy, problem.fixed))
-    log_chars = DebugRequest(Path("x.py"), "f", Path("."), []).log_chars  # the default
+    log_chars = ModelOptions().log_chars  # the default
     with tempfile.TemporaryDirectory(prefix="selfdebug-probes-") as tmp:
         project = write_project(problem, Path(tmp) / "work", problem.buggy, hidden=False)
         target = locate(problem.buggy, problem.entry_point)

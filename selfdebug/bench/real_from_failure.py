@@ -78,7 +78,8 @@ def solve_from_failure(
                     nonlocal sessions
                     sessions += 1  # each its own transcript: bench/funnel.py reads them all
                     path = session_transcript(options.transcript, sessions)
-                    request = dataclasses.replace(request, transcript_path=path)
+                    reporting = dataclasses.replace(request.reporting, transcript_path=path)
+                    request = dataclasses.replace(request, reporting=reporting)
                     return run_session(request, backend, runner=runner, cancel=cancel)
 
                 attempts = repair(walk, WalkHooks(run), held(runner))
@@ -93,19 +94,19 @@ def solve_from_failure(
                 return outcome
             result, request = shown.result, shown.request
             copy_result(outcome, result)
-            outcome.tests_found = outcome.visible_total = len(request.tests)
-            outcome.found_tests = request.tests[:50]
+            outcome.tests_found = outcome.visible_total = len(request.target.tests)
+            outcome.found_tests = request.target.tests[:50]
             outcome.repaired = shown.suspect.target
             also = {
                 path.resolve().relative_to(work.resolve()).as_posix(): text
                 for path, text in shown.fix_files().items()
-                if path != request.file
+                if path != request.target.file
             }
             if shown.refused:  # the walk refused its fix (own_tests_refusal): none offered
                 outcome.has_candidate, outcome.found_by = False, ""
                 outcome.discovery_note += f"\nrefused: {shown.refused}"
                 return outcome
-            score_result(outcome, result, shown.suspect.file, request.tests, Path(tmp), env,
+            score_result(outcome, result, shown.suspect.file, request.target.tests, Path(tmp), env,
                          settings, options, also)  # fmt: skip
             if shown.base is not None and outcome.verdict == "correct":
                 # the reference fix changes the case's one function; this one changes two

@@ -132,9 +132,9 @@ def solve_real_case(
                 outcome.discovery_note = str(error)[:2000]
                 return outcome
             outcome.discovery_seconds = round(time.monotonic() - started, 3)
-            outcome.tests_found = len(request.tests)
-            outcome.discovery_note = request.tests_found_by  # how discovery chose them
-            outcome.found_tests = request.tests[:50]
+            outcome.tests_found = len(request.target.tests)
+            outcome.discovery_note = request.target.tests_found_by  # how discovery chose them
+            outcome.found_tests = request.target.tests[:50]
             runner = ProjectRunner(work, settings)
             try:
                 result = run_session(request, backend, runner=runner, cancel=cancel)
@@ -142,8 +142,8 @@ def solve_real_case(
                 runner.close()
             outcome.wall_seconds = round(time.monotonic() - started, 3)
             copy_result(outcome, result)
-            outcome.visible_total = len(request.tests)
-            score_result(outcome, result, case.path, request.tests, Path(tmp), env, settings,
+            outcome.visible_total = len(request.target.tests)
+            score_result(outcome, result, case.path, request.target.tests, Path(tmp), env, settings,
                          options)  # fmt: skip
     return outcome
 

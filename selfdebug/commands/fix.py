@@ -244,7 +244,9 @@ def _main(args: argparse.Namespace, outcome: FixOutcome) -> int:
         return fail(request)
     console = Console(stderr=True)
     try:
-        runner = ProjectRunner(request.project_root, runner_settings_from(args, args.test_timeout))
+        runner = ProjectRunner(
+            request.target.project_root, runner_settings_from(args, args.test_timeout)
+        )
     except RuntimeError as error:
         return fail(str(error))
     warn_about("fix", runner, interpreter=True)
@@ -253,20 +255,21 @@ def _main(args: argparse.Namespace, outcome: FixOutcome) -> int:
     except BackendConfigError as error:
         runner.close()
         return fail(str(error))
-    original = outcome.read(request.file)
+    target = request.target
+    original = outcome.read(target.file)
     console.print(
         escape(
-            f"selfdebug: debugging {request.qualname} in {request.file} with "
-            f"{len(request.tests)} test(s) ({', '.join(request.tests[:3])}"
-            f"{', ...' if len(request.tests) > 3 else ''}), mode {request.mode}, "
+            f"selfdebug: debugging {target.qualname} in {target.file} with "
+            f"{len(target.tests)} test(s) ({', '.join(target.tests[:3])}"
+            f"{', ...' if len(target.tests) > 3 else ''}), mode {request.mode}, "
             f"backend {backend.name}"
         ),
         soft_wrap=True,  # a test id is never broken across lines
     )
-    if request.tests_found_by:  # which tests, found how (before the model is called)
+    if target.tests_found_by:  # which tests, found how (before the model is called)
         from rich.markup import escape
 
-        console.print(f"selfdebug: tests: {escape(request.tests_found_by)}")
+        console.print(f"selfdebug: tests: {escape(target.tests_found_by)}")
     try:
         result = run_with_progress(request, backend, console, runner)
     finally:
@@ -276,6 +279,6 @@ def _main(args: argparse.Namespace, outcome: FixOutcome) -> int:
     outcome.shown(request, result)
     code = deliver(result, request, original, write=args.write)
     if result.stop_reason == "time_budget":
-        budget_spent(request.time_budget_s)
+        budget_spent(request.budget.time_budget_s)
     outcome.written = args.write and code == ExitCode.OK and result.success
     return save_fix(outcome, args.save_patch, code) if args.save_patch else code

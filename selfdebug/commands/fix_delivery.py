@@ -74,23 +74,24 @@ def deliver(result: DebugResult, request: DebugRequest, original: str, *, write:
         return ExitCode.NO_FIX
     if write:
         assert result.fixed_file is not None
-        if read_text(request.file) != original:
+        path = request.target.file
+        if read_text(path) != original:
             print(
-                f"selfdebug fix: {request.file} changed during the session; not writing "
+                f"selfdebug fix: {path} changed during the session; not writing "
                 "(the fix is shown above)",
                 file=sys.stderr,
             )
             return ExitCode.NOT_WRITTEN
         try:
-            write_text(request.file, result.fixed_file)
+            write_text(path, result.fixed_file)
         except (OSError, UnicodeEncodeError) as error:  # read-only, immutable, a full disk
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error
             print(
-                f"selfdebug fix: could not write {request.file}: {reason}; the fix is shown above",
+                f"selfdebug fix: could not write {path}: {reason}; the fix is shown above",
                 file=sys.stderr,
             )
             return ExitCode.NOT_WRITTEN
-        print(f"Fix found and written to {request.file}.")
+        print(f"Fix found and written to {path}.")
     else:
         print("Fix found. Run again with --write to apply it.")
     if result.transcript_path:

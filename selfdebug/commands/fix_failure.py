@@ -117,7 +117,7 @@ def _localize_and_repair(
         return fail(str(error))
 
     def run(_suspect: Suspect, request: DebugRequest) -> DebugResult:
-        originals[request.file] = outcome.read(request.file)
+        originals[request.target.file] = outcome.read(request.target.file)
         return run_with_progress(request, backend, console, runner)
 
     def on_start(attempt: SuspectAttempt) -> None:
@@ -163,15 +163,15 @@ def _localize_and_repair(
     if shown.result.success:  # of two functions: both files, both functions
         outcome.fix_files = shown.fix_files()
         pair = [a for a in (base, shown) if a is not None]
-        outcome.functions = [(a.request.file, a.suspect.qualname) for a in pair if a.request]
-    other = {f: text for f, text in shown.fix_files().items() if f != request.file}
+        outcome.functions = [(a.request.target.file, a.suspect.qualname) for a in pair if a.request]
+    other = {f: text for f, text in shown.fix_files().items() if f != request.target.file}
     if args.write and shown.result.success:
         for file in other:  # the first function's file, when not the second's: as it was read?
             if read_text(file) != originals.get(file):
                 print(f"selfdebug fix: {file} changed during the session; not writing "
                       "(the fix is shown above)", file=sys.stderr)  # fmt: skip
                 return ExitCode.NOT_WRITTEN
-    code = deliver(shown.result, request, originals[request.file], write=args.write)
+    code = deliver(shown.result, request, originals[request.target.file], write=args.write)
     if spent is not None:
         budget_spent(job.budget, spent)
     if args.write and code == ExitCode.OK and shown.result.success:
@@ -181,7 +181,7 @@ def _localize_and_repair(
             except (OSError, UnicodeEncodeError) as error:  # the first file is written
                 reason = error.strerror if isinstance(error, OSError) and error.strerror else error
                 print(f"selfdebug fix: could not write {file}: {reason}; "
-                      f"{request.file} was written, the rest of the fix is shown above",
+                      f"{request.target.file} was written, the rest of the fix is shown above",
                       file=sys.stderr)  # fmt: skip
                 code = ExitCode.NOT_WRITTEN
                 break

@@ -137,7 +137,7 @@ def fix_json(outcome: FixOutcome, code: int) -> FixJson:
     failure = outcome.form == "failure"
     target: Target | None = None
     if request is not None and root is not None:
-        target = {"file": relative(request.file, root), "qualname": request.qualname}
+        target = {"file": relative(request.target.file, root), "qualname": request.target.qualname}
     sessions = [a.result for a in outcome.attempts if a.result is not None] if failure else []
     sessions = sessions or ([result] if result is not None else [])
     model_calls = sum(r.model_calls for r in sessions)

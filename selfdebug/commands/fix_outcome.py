@@ -52,12 +52,12 @@ class FixOutcome:
         """The session the report shows, and its fix when it is one (one file)."""
         self.request, self.result = request, result
         if result.success and result.fixed_file is not None:
-            self.fix_files = {request.file: result.fixed_file}
-            self.functions = [(request.file, request.qualname)]
+            self.fix_files = {request.target.file: result.fixed_file}
+            self.functions = [(request.target.file, request.target.qualname)]
 
     @property
     def root(self) -> Path | None:
-        return self.request.project_root if self.request is not None else None
+        return self.request.target.project_root if self.request is not None else None
 
     @property
     def seconds(self) -> float:

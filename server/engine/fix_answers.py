@@ -36,13 +36,13 @@ def ask_for_fix(session: RunContext, variables: PromptVars) -> list[Candidate]:
     in almost every `none` session on QuixBugs dev (docs/bench/quixbugs-dev-modes-0.5b/), so that
     mode could not fix anything with it."""
     request = session.request
-    step, n = session.strategy.fix_step, max(1, request.samples)
+    step, n = session.strategy.fix_step, max(1, request.model.samples)
     rendered, completion = session.ask(step, variables, n=n)
     session.emit(f"checking {len(completion.texts)} candidate(s)", 0.7)
     candidates = checked_answers(session, rendered, completion)
     if any(c.ok for c in candidates):
         return candidates
-    used = request.max_tokens or STEP_MAX_TOKENS[step]
+    used = request.model.max_tokens or STEP_MAX_TOKENS[step]
     if any(c.cut for c in candidates):
         event, budget = "retry_cut", max(used, min(used * 2, RETRY_MAX_TOKENS))
         why = f"your answer was cut off at the length limit ({used} tokens) before its code ended"

@@ -53,21 +53,21 @@ def check_fixes(host: SearchHost, codes: Sequence[tuple[int, str]]) -> FixEviden
     the original on generated inputs; no evidence when the check is off or cannot run."""
     evidence = FixEvidence()
     request = host.request
-    if request.generated_inputs <= 0 or not codes or not request.tests:
+    if request.budget.generated_inputs <= 0 or not codes or not request.target.tests:
         return evidence
     searcher = SearchRunner(
         host.runner, host.file, host.target.qualname, host.source, host.target.start_line + 1
     )
     versions = Versions({str(i): code for i, code in codes}, host.target.start_line + 1)
     host.emit(f"running {len(codes)} fix(es) on generated inputs", 0.85)
-    tests = list(dict.fromkeys([*request.tests, *request.wider_tests]))
+    tests = list(dict.fromkeys([*request.target.tests, *request.target.wider_tests]))
     remaining = host.remaining_s()
     check = run_crosscheck(
         searcher,
         host.target.name,
         versions,
         tests,
-        count=request.generated_inputs,
+        count=request.budget.generated_inputs,
         cancel=host.cancel,
         timeout_s=remaining,
     )

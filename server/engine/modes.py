@@ -87,7 +87,7 @@ class ModeStrategy:
 
     def runs_local_edits(self, request: DebugRequest) -> bool:
         """The model's local edits run (and vote among fixes the tests cannot tell apart)."""
-        return self.edits_locally and request.model_edits_s > 0
+        return self.edits_locally and request.budget.model_edits_s > 0
 
     def before_fix(self, bench: Workbench) -> dict[str, str] | None:
         """Extra prompt variables for the fix call; None ends the turn without a fix call
@@ -110,7 +110,7 @@ def _logged_run(
     log = feedback.format_log(
         records,
         bench.target.start_line,
-        bench.request.log_chars,
+        bench.request.model.log_chars,
         capped=bool(test and test.probes_truncated),
         code=bench.current_code,
     )
@@ -125,7 +125,8 @@ def _logged_run(
 
 def _failing_test(bench: Workbench) -> str:
     run = bench.current_run
-    return (feedback.first_failing(run) if run is not None else None) or bench.request.tests[0]
+    failing = feedback.first_failing(run) if run is not None else None
+    return failing or bench.request.target.tests[0]
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ def _probed(bench: Workbench) -> str:
     probed = instrument_function(  # the instrumenter reads a file's bytes: its declared encoding
         encode_declared(bench.source_with(bench.current_code)),
         bench.target.qualname,
-        bench.request.probe_level,
+        bench.request.model.probe_level,
     )
     return decode_source(probed)[0]
 

@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from selfdebug.server.engine.types import DebugRequest
+from selfdebug.server.engine.types import (
+    Budget,
+    DebugRequest,
+    ModelOptions,
+    Reporting,
+    TargetSpec,
+)
 from selfdebug.server.runner.results import nodeid_file
 
 
@@ -149,15 +155,45 @@ def new_request(
 ) -> DebugRequest:
     """The one constructor of a DebugRequest once the tests are known, for the CLI
     (`build_request`), the editor (lsp/settings.py) and the benchmark: the regression guard never
-    repeats a chosen test. Callers set the other fields with `dataclasses.replace`, which mypy
-    checks field by field."""
+    repeats a chosen test. Callers set the other fields with `with_options` (by the flat names
+    the flags and settings use) or with `dataclasses.replace` on a group."""
     return DebugRequest(
-        file=file,
-        qualname=qualname,
-        project_root=project_root,
-        tests=list(tests),
-        wider_tests=[t for t in wider_tests or [] if t not in tests],
+        TargetSpec(
+            file=file,
+            qualname=qualname,
+            project_root=project_root,
+            tests=list(tests),
+            wider_tests=[t for t in wider_tests or [] if t not in tests],
+        )
     )
+
+
+# Each option a front end sets by name (a CLI flag's, a bench run's, a failure walk's session
+# keywords), and the group of DebugRequest that holds it; the others (`mode`, `auto_search`) are
+# DebugRequest's own. The names are unique across the groups (tests/test_engine_request.py).
+_GROUP_KINDS = {
+    "target": TargetSpec,
+    "budget": Budget,
+    "model": ModelOptions,
+    "reporting": Reporting,
+}
+_GROUPS = {f.name: group for group, kind in _GROUP_KINDS.items() for f in dataclasses.fields(kind)}
+_OWN = tuple(f.name for f in dataclasses.fields(DebugRequest) if f.name not in _GROUP_KINDS)
+
+
+def with_options(request: DebugRequest, **options: Any) -> DebugRequest:
+    """`request` with the options named as the front ends name them (`max_turns=3`,
+    `samples=4`, `transcript_path=...`), each put in its group. Raises TypeError on a name
+    that is no option, as `dataclasses.replace` would: a typo fails loudly, not silently."""
+    unknown = sorted(name for name in options if name not in _GROUPS and name not in _OWN)
+    if unknown:
+        raise TypeError(f"no such DebugRequest option: {', '.join(unknown)}")
+    changes: dict[str, Any] = {name: options[name] for name in _OWN if name in options}
+    for group in _GROUP_KINDS:
+        fields = {k: v for k, v in options.items() if _GROUPS.get(k) == group}
+        if fields:
+            changes[group] = dataclasses.replace(getattr(request, group), **fields)
+    return dataclasses.replace(request, **changes)
 
 
 def build_request(
@@ -172,7 +208,8 @@ def build_request(
     **options: Any,
 ) -> DebugRequest:
     """A DebugRequest with the project root found and the tests resolved; `options` are the
-    other DebugRequest fields (mode, max_turns, samples, transcript_path, ...). `runner_settings`
+    other DebugRequest options by name (mode, max_turns, samples, transcript_path, ...: see
+    `with_options`). `runner_settings`
     (isolation, trust) apply to test discovery, which already runs the project's code.
 
     `wider_tests=None` means the default regression guard (`default_wider_tests`); `[]` none."""
@@ -193,4 +230,4 @@ def build_request(
         wider = [normalize_nodeid(t, project_root, cwd) for t in wider_tests]
     found_by = f"{choice.found_by}; {note}" if note else choice.found_by
     request = new_request(path, qualname, Path(project_root).resolve(), chosen, wider)
-    return dataclasses.replace(request, tests_found_by=found_by, **options)
+    return with_options(request, tests_found_by=found_by, **options)

@@ -48,7 +48,8 @@ def session_result(session: RunContext, stop: StopReason, error: str) -> DebugRe
         fixed_file=fixed_file,
         diff=unified_diff(session.source, fixed_file, session.label) if fixed_file else "",
         explanation=best.candidate.explanation if best is not None else "",
-        chosen_before=_tally(session.chosen_before) or TestTally(0, len(session.request.tests)),
+        chosen_before=_tally(session.chosen_before)
+        or TestTally(0, len(session.request.target.tests)),
         chosen_after=(_tally(best.run) or TestTally(0, 0)) if best is not None else None,
         wider_before=_tally(session.wider_before),
         wider_after=_tally(session.best_wider),
@@ -59,7 +60,7 @@ def session_result(session: RunContext, stop: StopReason, error: str) -> DebugRe
         model_seconds=session.model.usage.seconds,
         fixed_at_turn=session.fixed_at_turn if best is not None else None,
         error=error,
-        transcript_path=session.request.transcript_path,
+        transcript_path=session.request.reporting.transcript_path,
         function_range=(target.start_line, target.end_line),
         warnings=warnings,
         candidates_checked=session.candidates_checked,
@@ -87,7 +88,7 @@ def _caveat(session: RunContext) -> str:
     if session.found_by and session.fix_caveat:
         return session.fix_caveat
     if session.best_wider is None:
-        count = len(session.request.tests)
+        count = len(session.request.target.tests)
         return f"checked only by the {count} chosen test{'s' if count != 1 else ''}"
     return ""
 
@@ -103,11 +104,11 @@ def unlocated_result(request: DebugRequest, error: str, started: float) -> Debug
         fixed_file=None,
         diff="",
         explanation="",
-        chosen_before=TestTally(0, len(request.tests)),
+        chosen_before=TestTally(0, len(request.target.tests)),
         chosen_after=None,
         seconds=time.monotonic() - started,
         error=error,
-        transcript_path=request.transcript_path,
+        transcript_path=request.reporting.transcript_path,
     )
 
 

@@ -54,7 +54,7 @@ def take_turn(session: RunContext) -> TurnOutcome | None:
     if not usable:
         session.check_error = candidates[0].problem if candidates else "the model gave no answer"
         return None
-    tests = session.request.tests
+    tests = session.request.target.tests
     if not tests:
         return TurnOutcome(Evaluated(usable[0], None))
     scored = [
@@ -109,7 +109,7 @@ def cached_run(
 def guard(session: RunContext, evaluated: Evaluated) -> tuple[list[TestResult], RunResult | None]:
     """Regression guard: the wider tests that passed before and fail (or vanish) with the
     candidate; [] when it is safe."""
-    wider_tests = session.request.wider_tests
+    wider_tests = session.request.target.wider_tests
     if not wider_tests or session.wider_before is None:
         return [], None
     after = cached_run(session, "wider", wider_tests, evaluated.candidate, 0)

@@ -45,55 +45,88 @@ StopReason = Literal[
 DEFAULT_TIME_BUDGET_S = 360.0
 
 
-@dataclass
-class DebugRequest:
+@dataclass(frozen=True)
+class TargetSpec:
+    """Which function a session debugs and against which tests, as asked (target.py's
+    TargetFunction is the function once located in the text)."""
+
     file: Path  # the user's file (absolute)
     qualname: str  # "func", "Class.method", "outer.inner"
     project_root: Path
     tests: list[str]  # chosen pytest node ids (visible to the model)
     wider_tests: list[str] = field(default_factory=list)  # regression guard, never shown
-    mode: Mode = "auto"
-    max_turns: int = 10
-    samples: int = 1  # n candidates per generation; >1 samples at temperature 0.7 and votes
-    token_budget: int | None = None  # prompt+completion tokens over the session
-    # the session's total (None: none); a session never runs past it (session/pipeline.py)
-    time_budget_s: float | None = None
-    test_timeout_s: float = 10.0  # per test
     source_override: str | None = None  # the editor's unsaved buffer text for `file`
     # Other files' text that every run of the session uses in place of the user's: an edit
     # already made in another function, under which this one is searched (a two-function fix).
     pinned_files: Mapping[Path, str] = field(default_factory=dict)
-    transcript_path: Path | None = None  # JSON lines; written as the session goes
-    # the transcript lists every candidate the judge saw (program hash, fate): the benchmark's
-    # repair funnel (bench/funnel.py); off for users, as hashing costs ~1-7 ms a candidate
-    record_candidates: bool = False
-    no_improvement_limit: int = 3
-    # The model calls and the prompts:
-    max_tokens: int | None = None  # per model call; None: the step's default (modes.py)
-    temperature: float = 0.7  # used only when samples > 1 (greedy otherwise)
-    # automatic probes in `probe` mode; `lines` (assignments too) by measurement: its log shows a
-    # line the reference fix changes in more dev problems than `blocks`, for a longer log and a
-    # little more run time (`selfdebug bench probes`, docs/bench/probes/)
-    probe_level: Literal["blocks", "lines"] = "lines"
-    log_chars: int = 4000  # probe/print log shown to the model, truncated with a marker
-    prompts_dir: Path | None = None  # overrides templates by name (also env SELFDEBUG_PROMPTS_DIR)
+    tests_found_by: str = ""  # how `tests` were chosen, one line (request.choose_tests)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much a session may spend, and when it stops: turns, tokens, time, each test's and
+    each model call's limits, and how many candidates each generator may try."""
+
+    max_turns: int = 10
+    token_budget: int | None = None  # prompt+completion tokens over the session
+    time_budget_s: float | None = None
+    test_timeout_s: float = 10.0  # per test
+    no_improvement_limit: int = 3  # turns in a row without more chosen tests passing
     # A call is stopped when it made no progress (no prompt batch, no token) for this long
     # (modelStallSeconds, --stall-limit), or when the session's time budget is spent.
     model_stall_s: float = 40.0
     # A fixed total per call on top of that (modelCallDeadline, --call-deadline); 0: none.
     model_call_deadline_s: float = 0.0
     max_edits: int = 300  # edit search (mode `search`, first step of `auto`): candidates at most
-    auto_search: bool = True  # `auto` runs the edit search before its first model call
     # `auto`, when the search finds nothing: the model writes the suspicious lines anew, many
     # samples judged like the search's edits (engine/model_edits/), `model_edit_samples` per hole;
     # this cap in seconds is the reference machine's, scaled up on a slower one (model_edits/
     # step.py, `step_cap_s`); 0: off
     model_edits_s: float = 90.0
-    model_edit_samples: int = 8  # per hole: one greedy, the rest at temperature 0.8
     # fixes and the search's survivors run against the original on inputs made from the tests'
     # own calls (engine/crosscheck.py); 0: not checked
     generated_inputs: int = 200
-    tests_found_by: str = ""  # how `tests` were chosen, one line (request.choose_tests)
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """How the model is asked: sampling, answer length, the prompts and what the logs show."""
+
+    samples: int = 1  # n candidates per generation; >1 samples at temperature 0.7 and votes
+    max_tokens: int | None = None  # per model call; None: the step's default (modes.py)
+    temperature: float = 0.7  # used only when samples > 1 (greedy otherwise)
+    # model edits (`Budget.model_edits_s`), per hole: one greedy, the rest at temperature 0.8
+    model_edit_samples: int = 8
+    # automatic probes in `probe` mode; `lines` (assignments too) by measurement: its log shows a
+    # line the reference fix changes in more dev problems than `blocks`, for a longer log and a
+    # little more run time (`selfdebug bench probes`, docs/bench/probes/)
+    probe_level: Literal["blocks", "lines"] = "lines"
+    log_chars: int = 4000  # probe/print log shown to the model, truncated with a marker
+    prompts_dir: Path | None = None  # overrides templates by name (also env SELFDEBUG_PROMPTS_DIR)
+
+
+@dataclass(frozen=True)
+class Reporting:
+    """What a session writes down besides its result."""
+
+    transcript_path: Path | None = None  # JSON lines; written as the session goes
+    # the transcript lists every candidate the judge saw (program hash, fate): the benchmark's
+    # repair funnel (bench/funnel.py); off for users, as hashing costs ~1-7 ms a candidate
+    record_candidates: bool = False
+
+
+@dataclass
+class DebugRequest:
+    """One session's input: what it debugs (`target`), what runs (`mode`, `auto_search`), and
+    its limits, model options and records, each group with its defaults. Front ends that set
+    options by their flat names go through `request.with_options`."""
+
+    target: TargetSpec
+    mode: Mode = "auto"
+    auto_search: bool = True  # `auto` runs the edit search before its first model call
+    budget: Budget = field(default_factory=Budget)
+    model: ModelOptions = field(default_factory=ModelOptions)
+    reporting: Reporting = field(default_factory=Reporting)
 
 
 @dataclass

@@ -188,7 +188,8 @@ def session_request(
         source_override=snapshot.source.decode("utf-8"),
         transcript_path=run.folder / "transcript.jsonl",
     )
-    return dataclasses.replace(request, tests_found_by=found_by)
+    target = dataclasses.replace(request.target, tests_found_by=found_by)
+    return dataclasses.replace(request, target=target)
 
 
 async def run_engine(
@@ -301,7 +302,7 @@ def debug(
     """The self-debugging loop on a warm runner. Blocking: call it in a worker thread."""
     from selfdebug.server.engine import run_session
 
-    with runners.lend(request.project_root, runner_settings(settings)) as runner:
+    with runners.lend(request.target.project_root, runner_settings(settings)) as runner:
         return run_session(request, backend, runner=runner, progress=progress, cancel=cancel)
 
 

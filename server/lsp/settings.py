@@ -18,7 +18,14 @@ import cattrs
 
 from selfdebug.server.backends.settings import BackendSettings
 from selfdebug.server.engine.request import new_request
-from selfdebug.server.engine.types import DEFAULT_TIME_BUDGET_S, DebugRequest, Mode
+from selfdebug.server.engine.types import (
+    DEFAULT_TIME_BUDGET_S,
+    Budget,
+    DebugRequest,
+    Mode,
+    ModelOptions,
+    Reporting,
+)
 
 if TYPE_CHECKING:
     from selfdebug.server.runner.settings import IsolationMode, RunnerSettings
@@ -250,14 +257,16 @@ def debug_request(
     request = new_request(file, qualname, project_root, tests, wider_tests)
     return dataclasses.replace(
         request,
+        target=dataclasses.replace(request.target, source_override=source_override),
         mode=mode or settings.mode,
-        max_turns=settings.max_turns,
-        samples=settings.samples,
-        test_timeout_s=settings.test_timeout,
-        model_stall_s=settings.model_stall_seconds,
-        model_call_deadline_s=settings.model_call_deadline,
-        model_edits_s=settings.model_edits_seconds,
-        time_budget_s=settings.time_budget_seconds,
-        source_override=source_override,
-        transcript_path=transcript_path,
+        budget=Budget(
+            max_turns=settings.max_turns,
+            test_timeout_s=settings.test_timeout,
+            model_stall_s=settings.model_stall_seconds,
+            model_call_deadline_s=settings.model_call_deadline,
+            model_edits_s=settings.model_edits_seconds,
+            time_budget_s=settings.time_budget_seconds,
+        ),
+        model=ModelOptions(samples=settings.samples),
+        reporting=Reporting(transcript_path=transcript_path),
     )

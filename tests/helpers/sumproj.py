@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from helpers.requests import request_of
 from selfdebug.server.backends.scripted import ScriptedBackend
 from selfdebug.server.engine import DebugRequest
 
@@ -32,7 +33,8 @@ def copy_project(factory: pytest.TempPathFactory, name: str) -> Path:
 
 
 def make_request(project: Path, **changes: Any) -> DebugRequest:
-    """`sum_to` in `ut` mode on the two failing tests; `changes` are other DebugRequest fields."""
+    """`sum_to` in `ut` mode on the two failing tests; `changes` are other options by name
+    (`request.with_options`)."""
     values: dict[str, Any] = dict(
         file=project / "calc.py",
         qualname="sum_to",
@@ -41,7 +43,7 @@ def make_request(project: Path, **changes: Any) -> DebugRequest:
         mode="ut",
     )
     values.update(changes)
-    return DebugRequest(**values)
+    return request_of(**values)
 
 
 def prompt_text(backend: ScriptedBackend, index: int) -> str:

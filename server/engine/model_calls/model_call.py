@@ -110,9 +110,10 @@ class ModelCaller:
         Raises CallFailed for a call the session survives; cancel, a backend that cannot start
         and a call cut by the session's budget raise the backend's own error."""
         if max_tokens is None:
-            max_tokens = self.request.max_tokens or STEP_MAX_TOKENS[step]
-        if self.request.token_budget is not None:  # do not overshoot the budget by much
-            max_tokens = max(16, min(max_tokens, self.request.token_budget - self.tokens_used))
+            max_tokens = self.request.model.max_tokens or STEP_MAX_TOKENS[step]
+        tokens_left = self.request.budget.token_budget
+        if tokens_left is not None:  # do not overshoot the budget by much
+            max_tokens = max(16, min(max_tokens, tokens_left - self.tokens_used))
         form = self.backend.prompt_form
         variables, trimmed, prompt_tokens = fit_variables(
             lambda v: self.prompts.render(step, form, v),
@@ -127,16 +128,16 @@ class ModelCaller:
         if not prompt_tokens:  # not counted (it fits clearly): an estimate is enough here
             prompt_tokens = estimate_tokens(prompt_text(rendered))
         deadline = call_deadline(
-            self.request.model_call_deadline_s, prompt_tokens, max_tokens, self.speed.speed
+            self.request.budget.model_call_deadline_s, prompt_tokens, max_tokens, self.speed.speed
         )
         if remaining_s is not None:
             deadline = max(1.0, min(remaining_s, deadline if deadline is not None else remaining_s))
-        stall = self.request.model_stall_s if self.request.model_stall_s > 0 else None
+        stall = self.request.budget.model_stall_s if self.request.budget.model_stall_s > 0 else None
         temperature, seed = 0.0, 0  # greedy: the most likely fix first
         if n > 1:
-            temperature = self.request.temperature
+            temperature = self.request.model.temperature
         if repeated or sample:  # a greedy model would give the same answer again
-            temperature = self.request.temperature or REPEAT_TEMPERATURE
+            temperature = self.request.model.temperature or REPEAT_TEMPERATURE
             seed = 100 * (self.usage.calls + 1)  # new for every call; samples use seed + index
         request = rendered.to_request(
             max_tokens=max_tokens,

@@ -370,7 +370,9 @@ def for_session(
     (the session's); None when it failed (recorded: the session goes on to the model's other
     steps). `passthrough`: what stops the session."""
     request = host.request
-    settings = ModelEditSettings(budget_s=request.model_edits_s, samples=request.model_edit_samples)
+    settings = ModelEditSettings(
+        budget_s=request.budget.model_edits_s, samples=request.model.model_edit_samples
+    )
     try:
         context = version.context(host) if version is not None else search_host.context_for(host)
         step, stats = model_edit_step(context, localization, backend, settings)

@@ -99,8 +99,8 @@ def context_for(
         file=host.file,
         source=source if source is not None else host.source,
         target=target or host.target,
-        chosen=list(request.tests),
-        wider=list(request.wider_tests),
+        chosen=list(request.target.tests),
+        wider=list(request.target.wider_tests),
         chosen_before=chosen,
         evidence=evidence if evidence is not None else Evidence.of(chosen),
         wider_before=host.wider_before,
@@ -110,10 +110,10 @@ def context_for(
         progress=host.emit,
         event=host.record,
         settings=SearchSettings(
-            max_edits=request.max_edits,
-            crosscheck=request.generated_inputs > 0,
-            generated_inputs=request.generated_inputs,
-            record_candidates=request.record_candidates,
+            max_edits=request.budget.max_edits,
+            crosscheck=request.budget.generated_inputs > 0,
+            generated_inputs=request.budget.generated_inputs,
+            record_candidates=request.reporting.record_candidates,
         ),
         first_lines=first_lines or [],
         found_on=found_on,
@@ -253,7 +253,7 @@ def partial_start(
     if partial is None or before is None or not host.request.auto_search:
         return None
     new_source = partial.edit.new_source(host.source, host.target)
-    run = host.run_tests(list(host.request.tests), new_source, label="search-partial")
+    run = host.run_tests(list(host.request.target.tests), new_source, label="search-partial")
     kept = partial_holds(run, before)
     passed = f"{run.passed}/{run.total}"
     host.record("search_partial_run", edit=partial.describe(), passed=passed, kept=kept)

@@ -78,12 +78,12 @@ class RunContext:
         self.recorder = recorder
         self.cancel = cancel or CancelToken()
         self.started = started
-        prompts = PromptLibrary(request.prompts_dir)
+        prompts = PromptLibrary(request.model.prompts_dir)
         self.model = ModelCaller(
             backend, prompts, request, self.cancel, self.record, recorder.model_progress
         )
-        self.file = Path(request.file).resolve()
-        self.label = relative_label(request.file, request.project_root)
+        self.file = Path(request.target.file).resolve()
+        self.label = relative_label(request.target.file, request.target.project_root)
         self.turn = 0
         self.plan = plan  # the turns' modes (modes.plan_modes)
         self.strategy: ModeStrategy = STRATEGIES[plan[0].mode]  # the running turn's
@@ -126,8 +126,8 @@ class RunContext:
         if self._runner is None:
             from selfdebug.server.runner import ProjectRunner, RunnerSettings
 
-            settings = RunnerSettings(test_timeout_s=self.request.test_timeout_s)
-            self._runner = ProjectRunner(Path(self.request.project_root), settings)
+            settings = RunnerSettings(test_timeout_s=self.request.budget.test_timeout_s)
+            self._runner = ProjectRunner(Path(self.request.target.project_root), settings)
         return self._runner
 
     def close_runner(self) -> None:
@@ -148,9 +148,9 @@ class RunContext:
         )
 
     def remaining_s(self) -> float | None:
-        if self.request.time_budget_s is None:
+        if self.request.budget.time_budget_s is None:
             return None
-        return self.request.time_budget_s - (time.monotonic() - self.started)
+        return self.request.budget.time_budget_s - (time.monotonic() - self.started)
 
     def check(self) -> None:
         """Between phases: cancel, then the time and token budgets (pipeline.check_budget)."""
@@ -160,7 +160,7 @@ class RunContext:
         """Progress; `baseline` once, right after the baseline run."""
         self.recorder.progress(
             turn=self.turn,
-            max_turns=1 if not self.strategy.loops else max(1, self.request.max_turns),
+            max_turns=1 if not self.strategy.loops else max(1, self.request.budget.max_turns),
             phase=phase,
             fraction=fraction,
             mode=self.strategy.name,
@@ -230,14 +230,14 @@ class RunContext:
             suspicious=self._suspicious_prompt(),
             search_hint=self._search_hint(),
             turn=self.turn,
-            max_turns=self.request.max_turns,
+            max_turns=self.request.budget.max_turns,
             edit_form=self._answer_form().edit_form,
             **extra,
         )
 
     def _answer_form(self) -> AnswerForm:
         """The whole function, or SEARCH/REPLACE blocks for a long one (answers/answer_form.py)."""
-        budget = self.request.max_tokens or STEP_MAX_TOKENS[self.strategy.fix_step]
+        budget = self.request.model.max_tokens or STEP_MAX_TOKENS[self.strategy.fix_step]
         chat = self.backend.prompt_form == "chat"
         form = choose_answer_form(self.current_code, budget, chat=chat)
         if form.edit_form and form != self._told_form:

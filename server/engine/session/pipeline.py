@@ -39,8 +39,8 @@ def check_budget(context: RunContext) -> None:
     context.cancel.raise_if_cancelled()
     remaining = context.remaining_s()
     if remaining is not None and remaining <= 0:
-        raise Stop("time_budget", f"time budget of {context.request.time_budget_s}s spent")
-    budget = context.request.token_budget
+        raise Stop("time_budget", f"time budget of {context.request.budget.time_budget_s}s spent")
+    budget = context.request.budget.token_budget
     if budget is not None and context.model.tokens_used >= budget:
         raise Stop("token_budget", f"token budget of {budget} spent")
 
@@ -86,6 +86,7 @@ class Pipeline:
             if not isinstance(problem, (BackendError, Cancelled)):
                 context.recorder.record("exception", traceback=traceback.format_exc())
             if stop == "time_budget":  # a model call cut by the budget: recorded as any budget
-                message = f"time budget of {context.request.time_budget_s}s spent ({problem})"
+                seconds = context.request.budget.time_budget_s
+                message = f"time budget of {seconds}s spent ({problem})"
                 context.recorder.record("budget", reason=stop, message=message)
             return stop, error

@@ -47,7 +47,9 @@ class SessionPlan:
 
 def plan_session(request: DebugRequest, source: str, target: TargetFunction) -> SessionPlan:
     """The steps and the turns' modes of a session on the located function."""
-    probe_problem = why_no_probes(request.mode, source, target.qualname, request.probe_level)
-    modes = plan_modes(request.mode, has_tests=bool(request.tests), can_probe=not probe_problem)
+    probe_problem = why_no_probes(request.mode, source, target.qualname, request.model.probe_level)
+    modes = plan_modes(
+        request.mode, has_tests=bool(request.target.tests), can_probe=not probe_problem
+    )
     steps = steps_for(strategy_of(request.mode), request, probe_problem)
     return SessionPlan(Pipeline(steps), modes)

@@ -66,9 +66,9 @@ class Session:
 
     def run(self) -> DebugResult:
         context = self.context
-        if not context.request.pinned_files:
+        if not context.request.target.pinned_files:
             return self._run()
-        with context.runner.pinned(context.request.pinned_files):
+        with context.runner.pinned(context.request.target.pinned_files):
             return self._run()
 
     def _run(self) -> DebugResult:
@@ -98,7 +98,7 @@ def _final_guard(context: RunContext) -> None:
     with what it has, never past its budget)."""
     if context.best is None or context.best.run is None or context.best_wider is not None:
         return
-    if not context.request.wider_tests:
+    if not context.request.target.wider_tests:
         return
     unguarded = "the time budget was spent before the wider tests ran on the best partial candidate"
     try:
@@ -127,18 +127,20 @@ def run_session(
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> DebugResult:
-    """Debug `request.qualname` in `request.file` with `backend`; see the module docstring.
+    """Debug `request.target`'s function with `backend`; see the module docstring.
     Creates (and closes) a ProjectRunner when none is given. Never raises for session problems:
     they come back as stop_reason "error" with `DebugResult.error` set."""
     started = time.monotonic()
-    recorder = Recorder(Transcript(request.transcript_path), progress)
+    recorder = Recorder(Transcript(request.reporting.transcript_path), progress)
     try:
-        source, target = read_target(request.file, request.qualname, request.source_override)
+        source, target = read_target(
+            request.target.file, request.target.qualname, request.target.source_override
+        )
     except TargetNotFound as error:
         where = (
             ""
             if isinstance(error, TargetUnreadable)
-            else relative_label(request.file, request.project_root) + ": "
+            else relative_label(request.target.file, request.target.project_root) + ": "
         )
         result = unlocated_result(request, f"{where}{error}", started)
         recorder.session_end(result)

@@ -45,13 +45,13 @@ class Baseline:
         context.recorder.record(
             "session_start",
             file=str(context.file),
-            qualname=request.qualname,
+            qualname=request.target.qualname,
             requested_mode=request.mode,
-            tests=request.tests,
-            tests_found_by=request.tests_found_by,
-            wider_tests=len(request.wider_tests),
-            max_turns=request.max_turns,
-            samples=request.samples,
+            tests=request.target.tests,
+            tests_found_by=request.target.tests_found_by,
+            wider_tests=len(request.target.wider_tests),
+            max_turns=request.budget.max_turns,
+            samples=request.model.samples,
             backend=context.backend.name,
             prompt_form=context.backend.prompt_form,
             function_range=[context.target.start_line, context.target.end_line],
@@ -59,17 +59,17 @@ class Baseline:
         )
         if self.probe_problem:
             context.recorder.record("probe_check", ok=False, reason=self.probe_problem)
-        if request.tests:
+        if request.target.tests:
             stop = self._chosen(context)
             if stop is not None:
                 return stop
-        if request.wider_tests:
-            context.emit(f"running {len(request.wider_tests)} wider tests")
+        if request.target.wider_tests:
+            context.emit(f"running {len(request.target.wider_tests)} wider tests")
             context.wider_before = context.run_tests(
-                request.wider_tests, context.source, label="wider"
+                request.target.wider_tests, context.source, label="wider"
             )
         if context.chosen_before is not None:
-            root = Path(request.project_root)
+            root = Path(request.target.project_root)
             passing = passing_test_sources(root, context.chosen_before, context.wider_before)
             context.test_values = expected_values(context.evidence, context.source, passing)
         return None
@@ -77,8 +77,8 @@ class Baseline:
     @staticmethod
     def _chosen(context: RunContext) -> StopReason | None:
         request = context.request
-        context.emit(f"running {len(request.tests)} tests")
-        before = context.run_tests(request.tests, context.source, label="baseline")
+        context.emit(f"running {len(request.target.tests)} tests")
+        before = context.run_tests(request.target.tests, context.source, label="baseline")
         context.chosen_before = before
         context.evidence = Evidence.of(before)
         tally = f"{before.passed}/{before.total}"
@@ -87,7 +87,7 @@ class Baseline:
         context.emit(f"{tally} tests pass before any change", baseline=before)
         if before.error and not before.tests:
             raise Stop("error", f"the tests could not run: {before.error}")
-        missing = _missing(request.tests, before)
+        missing = _missing(request.target.tests, before)
         if missing:
             raise Stop(
                 "error",
@@ -99,7 +99,7 @@ class Baseline:
         context.current_run = before
         ran = [t.nodeid for t in before.tests]
         failing = {t.nodeid for t in before.tests if not t.ok}
-        shown = feedback.sources_to_show(Path(request.project_root), ran, failing=failing)
+        shown = feedback.sources_to_show(Path(request.target.project_root), ran, failing=failing)
         context.tests_shown = [ShownTest(nodeid, source) for nodeid, source in shown]
         return None
 

@@ -80,7 +80,7 @@ class ModelTurns:
                 without_improvement += 1
             if not context.strategy.loops:
                 return "max_turns"
-            if without_improvement >= request.no_improvement_limit:
+            if without_improvement >= request.budget.no_improvement_limit:
                 return "no_improvement"
             if failed:  # no answer says nothing of the mode: it gets the next turn too
                 continue
@@ -122,9 +122,9 @@ class _Plan:
 
 
 def _max_turns(context: RunContext) -> int:
-    if not context.strategy.loops or not context.request.tests:
+    if not context.strategy.loops or not context.request.target.tests:
         return 1
-    return max(1, context.request.max_turns)
+    return max(1, context.request.budget.max_turns)
 
 
 def _remember(context: RunContext, evaluated: Evaluated, verdict: str, kept: bool) -> None:

@@ -66,7 +66,7 @@ class SuspectAttempt:
         files: dict[Path, str] = {}
         for attempt in (self.base, self):
             if attempt and attempt.request and attempt.result and attempt.result.fixed_file:
-                files[attempt.request.file] = attempt.result.fixed_file
+                files[attempt.request.target.file] = attempt.result.fixed_file
         return files
 
     def functions(self) -> str:
@@ -224,10 +224,12 @@ def repair_suspects(
             elif _staged(request):
                 attempt.stage = stage
                 request = search_stage(request) if stage == _SEARCH else model_stage(request)
-            own = request.time_budget_s
+            own = request.budget.time_budget_s
             budget = left if own is None or left is None else min(own, left)
             attempt.request = dataclasses.replace(
-                request, time_budget_s=budget, tests_found_by=attempt.why
+                request,
+                target=dataclasses.replace(request.target, tests_found_by=attempt.why),
+                budget=dataclasses.replace(request.budget, time_budget_s=budget),
             )
             if on_start is not None:
                 on_start(attempt)
@@ -291,12 +293,14 @@ def _beside(request: DebugRequest, base: SuspectAttempt) -> DebugRequest:
     assert base.request is not None and base.result is not None
     edited = base.result.fixed_file
     assert edited is not None
-    tests = list(dict.fromkeys([*base.request.tests, *request.tests]))
-    searched = dataclasses.replace(search_stage(request), tests=tests)
-    if base.request.file == request.file:
-        return dataclasses.replace(searched, source_override=edited)
-    pinned = {**request.pinned_files, base.request.file: edited}
-    return dataclasses.replace(searched, pinned_files=pinned)
+    tests = list(dict.fromkeys([*base.request.target.tests, *request.target.tests]))
+    target = dataclasses.replace(request.target, tests=tests)
+    if base.request.target.file == request.target.file:
+        target = dataclasses.replace(target, source_override=edited)
+    else:
+        pinned = {**request.target.pinned_files, base.request.target.file: edited}
+        target = dataclasses.replace(target, pinned_files=pinned)
+    return dataclasses.replace(search_stage(request), target=target)
 
 
 def _order(
