@@ -137,6 +137,28 @@ def test_place_edits_come_after_the_functions_own_unless_the_failure_points_at_t
     assert not points_at(places_of(SHORTEN, target)[0], unrelated)
 
 
+RATES = '''"""Prices."""
+
+RATES = {"food": 5, "standard": 20}
+
+
+def with_tax(price, kind="standard"):
+    return round(price + price * RATES[kind] / 100, 2)
+'''
+
+
+def test_a_table_gets_its_own_values_nudged_not_the_functions_literals():
+    """At a place, a number moves by one, a flag flips, an operator swaps; the function's own
+    literals (the `2` of `round`, the `100`) are never written into a module's table."""
+    target = locate(RATES, "with_tax")
+    lines = [SuspiciousLine(7, 1.0, 1, 1, 0, 0)]
+    edits = candidate_edits(target, lines, SearchSettings(max_edits=300), source=RATES)
+    at_table = [e.describe() for e in edits if e.outside is not None]
+    assert at_table  # the table is a place: its values are edited
+    assert "line 3 (constant RATES): `20` -> `21`" in at_table
+    assert not any(e.endswith(("-> `2`", "-> `100`")) for e in at_table), at_table
+
+
 def _project(root: Path, name: str, code: str, tests: str) -> Path:
     root.mkdir()
     (root / f"{name}.py").write_text(code, encoding="utf-8")

@@ -23,8 +23,12 @@ from selfdebug.server.engine.search.registry import REGISTRY
 from selfdebug.server.engine.search.scope import Scope, Text, scope_of
 from selfdebug.server.engine.target import TargetFunction
 
-# the classes tried at a place: a value's token, never its shape
-PLACE_CLASSES = ("integer-literal", "boolean-literal", "arithmetic-operator", "other-literal")
+# The classes tried at a place: a value's own token nudged (a number by one, a flag flipped, an
+# operator swapped), never its shape. Not `other-literal`: it puts one of the function's
+# literals in the value's place, a slip within one piece of code that a module's table does not
+# share with the function reading it; tried at tables, it made survivors that pass a test by
+# coincidence (a tax rate of 0.2 written as the function's 2) more often than fixes.
+PLACE_CLASSES = ("integer-literal", "boolean-literal", "arithmetic-operator")
 MAX_PER_PLACE = 6
 MAX_PLACE_EDITS = 16  # of the search's budget (SearchSettings.max_edits)
 _STRUCTURAL = (-1, 0, 1)  # every program writes them: no evidence of a place
