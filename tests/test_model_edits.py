@@ -307,6 +307,32 @@ def test_the_greedy_answer_is_judged_when_the_budget_ends_while_sampling(tmp_pat
     assert len(backend.requests) == 2  # the call that ran out of time ended the step
 
 
+def test_the_step_cap_running_out_during_a_later_ask_is_its_end_not_an_error(tmp_path):
+    """The greedy answer at the first place came; the model was still writing at the next
+    place when the step's cap ran out: the step ends as at its cap (an early stop in the
+    transcript), and nothing reads as a failed model call."""
+    from selfdebug.server.backends.base import BackendTimeout
+
+    class SlowSecondCall(ScriptedBackend):
+        def complete(self, request, cancel=None, on_text=None, on_progress=None):
+            if len(self.requests) == 1:  # this is the second call: it runs to its deadline
+                self.requests.append(request)
+                time.sleep(request.deadline_s or 0.0)
+                raise BackendTimeout("the model call did not finish within its deadline")
+            return super().complete(request, cancel, on_text, on_progress)
+
+    root = _mean_project(tmp_path / "p")
+    transcript = tmp_path / "t.jsonl"
+    backend = SlowSecondCall(["total = sum(xs) + 1"], prompt_form="completion")
+    result = run_session(_request(root, transcript, model_edits_s=3), backend)
+    assert result.stop_reason != "error", result.error
+    events = read_transcript(transcript)
+    (step,) = [e for e in events if e["event"] == "model_edits"]
+    assert step["error"] == "" and step["samples"] == 1
+    (stop,) = [e for e in events if e["event"] == "early_stop"]
+    assert "time cap ran out" in stop["reason"] and stop["line"] == 2
+
+
 def test_a_hole_whose_first_samples_make_nothing_new_gets_no_more(tmp_path):
     """The early stop (step.PROBE_SAMPLES): at `return total` the greedy answer (asked first,
     with the other place's: step.plan_asks) is a new program (wrong), so that hole gets all its

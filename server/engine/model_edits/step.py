@@ -167,6 +167,16 @@ def model_edit_step(
                 stats.form = other_form or stats.form
             except BackendCancelled:
                 raise Cancelled(context.cancel.reason or "cancelled")
+            except BackendTimeout as error:
+                if stats.samples and time.monotonic() >= deadline_now() - 1.5:
+                    # answers are in and the step's own cap ran out during a later ask: the
+                    # step ends there as it would at the cap, not with an error
+                    context.event("early_stop", step="model local edits", line=line,
+                                  samples=stats.samples, reason="the step's time cap ran out "
+                                  f"while the model answered at line {line}")  # fmt: skip
+                else:
+                    stats.error = str(error)
+                break
             except BackendError as error:
                 stats.error = str(error)
                 break
@@ -306,6 +316,7 @@ def _sample(
     prompt = build_prompt(context.source, context.target, hole, evidence)
     texts: list[str] = []
     draws = draws or ((0.0, 1), (settings.temperature, settings.samples - 1))
+    greedy = draws[0][0] == 0.0  # this call asks the hole's first answer
     for temperature, n, offset in _calls(draws, probe=spent is not None):
         if offset and spent is not None and spent(texts):
             break
@@ -330,9 +341,11 @@ def _sample(
         try:
             completion = backend.complete(request, cancel=context.cancel)
         except BackendTimeout:
-            if not texts:
+            if not texts and greedy:
                 raise
-            break  # the budget ran out while sampling: the greedy answer is still judged
+            # the time ran out while sampling: the greedy answer (asked with these, or before
+            # on its own: plan_asks) is still judged, and the step ends at its cap
+            break
         if form == "chat":
             indent = context.target.indent
             texts += [chat_holes.as_infill(text, indent, hole) for text in completion.texts]
