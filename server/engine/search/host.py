@@ -18,12 +18,13 @@ import difflib
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from selfdebug.server.cancel import CancelToken
 from selfdebug.server.engine.answers.candidate import Candidate
 from selfdebug.server.engine.evidence import Evidence
 from selfdebug.server.engine.judge.context import Preference, SearchContext, SearchSettings
+from selfdebug.server.engine.judge.judge import Judgement
 from selfdebug.server.engine.judge.partials import partial_holds
 from selfdebug.server.engine.judge.verify import VerifiedFix
 from selfdebug.server.engine.modes import strategy_of
@@ -242,12 +243,20 @@ class PartialStart:
         return self.second.fix if self.second is not None else None
 
 
+_MADE_BY = {"search": "edit search", "model": "model local edit"}
+_WHOSE = {"search": "the search's", "model": "the model's"}
+
+
 def partial_start(
-    host: SearchHost, step: search.SearchStep, passthrough: tuple[type[BaseException], ...]
+    host: SearchHost,
+    step: Judgement,
+    passthrough: tuple[type[BaseException], ...],
+    by: Literal["search", "model"] = "search",
 ) -> PartialStart | None:
-    """`auto`/`search`: the best partial edit of `step`, kept only when a fresh run confirms it
-    (more chosen tests pass, none that passed fails); then the search once more on it, its
-    changed line first. None when there is no partial edit or it does not hold up."""
+    """`auto`/`search`: the best partial edit of `step` (made by `by`: the search's, or the
+    model's local edits'), kept only when a fresh run confirms it (more chosen tests pass,
+    none that passed fails); then the search once more on it, its changed line first. None
+    when there is no partial edit or it does not hold up."""
     partial = step.partial
     before = host.chosen_before
     if partial is None or before is None or not host.request.auto_search:
@@ -263,9 +272,9 @@ def partial_start(
         reply="",
         code=partial.edit.code,
         new_source=new_source,
-        explanation=f"edit search (part of a fix): {partial.describe()}",
+        explanation=f"{_MADE_BY[by]} (part of a fix): {partial.describe()}",
     )
-    found_on = f"the search's partial edit ({partial.edit.describe()})"
+    found_on = f"{_WHOSE[by]} partial edit ({partial.edit.describe()})"
     version = Version.of(host, new_source, run, found_on)
     second = None
     if version is not None:

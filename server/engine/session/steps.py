@@ -22,6 +22,7 @@ from selfdebug.server.engine.types import StopReason
 from selfdebug.server.runner.results import RunResult, nodeid_covers
 
 if TYPE_CHECKING:
+    from selfdebug.server.engine.judge.judge import Judgement
     from selfdebug.server.engine.search.edit_search import SearchStep
     from selfdebug.server.engine.session.context import RunContext
 
@@ -156,18 +157,24 @@ def _start_from_partial(context: RunContext, step: SearchStep) -> bool:
         return False
     if context.adopt(start.fix):
         return True
+    _hold(context, start, "edit search (part of a fix)")
+    return False
+
+
+def _hold(context: RunContext, start: search_host.PartialStart, found_by: str) -> None:
+    """A partial fix that held up on a fresh run: the best so far, what the model is shown."""
     context.best, context.best_wider = Evaluated(start.candidate, start.run), None
-    context.found_by = "edit search (part of a fix)"
+    context.found_by = found_by
     context.current_code, context.current_run = start.code, start.run
     context.fixed_at_turn = context.turn
-    return False
 
 
 @dataclass(frozen=True)
 class ModelLocalEdits:
     """When the search found no fix: the model's local edits at the suspicious lines
     (model_edits/), on the function as it is or, when the search fixed part of it (a bug at
-    two places), on that partial fix; "passed" when one is the fix."""
+    two places), on that partial fix; "passed" when one is the fix. When the model's own edits
+    fixed part of it, one more round on that (`_near_miss_round`)."""
 
     name: ClassVar[str] = "model local edits"
 
@@ -193,7 +200,42 @@ class ModelLocalEdits:
         if found is not None and found.search is not None:
             context.refused += [f"model local edit: {why}" for why in found.search.refused]
         context.check()
-        if found is None or not context.adopt(found.fix, found.caveat, found.alternatives):
+        if found is None:
             return None
-        context.mode = context.request.mode  # the model wrote it: not the edit search's
+        if context.adopt(found.fix, found.caveat, found.alternatives):
+            context.mode = context.request.mode  # the model wrote it: not the edit search's
+            return "passed"
+        if version is None and found.partial is not None:
+            return _near_miss_round(context, found)
+        return None
+
+
+def _near_miss_round(context: RunContext, found: Judgement) -> StopReason | None:
+    """One near-miss round (ChatRepair, FLAMES): the model's best partial edit (some failing
+    tests pass with it, none that passed fails) run afresh, the search on it, then the model's
+    local edits once more on it, localized and prompted by what still fails. A bug at two
+    places, or a fix the model wrote half of, is then finished rather than thrown away."""
+    start = search_host.partial_start(context, found, PASSTHROUGH, by="model")
+    if start is None:
+        return None
+    context.partial = start
+    if context.adopt(start.fix):  # the search on it finished it
+        context.mode = context.request.mode
         return "passed"
+    _hold(context, start, "model local edit (part of a fix)")
+    second = start.second
+    if start.version is None or second is None or second.localization is None:
+        return None
+    if second.ambiguous:
+        return None
+    context.check()
+    context.emit("model edits at the suspicious lines of the model's partial fix")
+    again = model_edits.for_session(
+        context, context.backend, second.localization, context.model.usage, PASSTHROUGH,
+        start.version,
+    )  # fmt: skip
+    context.check()
+    if again is None or not context.adopt(again.fix, again.caveat, again.alternatives):
+        return None
+    context.mode = context.request.mode
+    return "passed"
