@@ -1,9 +1,8 @@
 """The hole asked for in a chat, for models and endpoints without fill-in-the-middle (an
 OpenAI-style chat endpoint, a chat model without FIM tokens): the function with the hole marked,
-the stubs of what it uses from its module, the evidence, and the request to answer with the
-marked place's code only, never the whole function (issue 36 item 5); a hole of a few lines
-(holes.py) says what it lacks. The answer is made into what a FIM answer looks like, so that
-samples.py cuts and judges it the same way.
+the evidence, and the request to answer with the marked place's code only, never the whole
+function (issue 36 item 5); a hole of a few lines (holes.py) says what it lacks. The answer is
+made into what a FIM answer looks like, so that samples.py cuts and judges it the same way.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ import textwrap
 from collections.abc import Sequence
 
 from selfdebug.server.backends.base import Message
-from selfdebug.server.engine.callees import callees_of
 from selfdebug.server.engine.model_edits.holes import Hole, lines_after
 from selfdebug.server.engine.target import TargetFunction
 
@@ -31,19 +29,10 @@ MISSING = {  # what an insertion hole lacks, by its kind (holes.py)
 _FENCED = re.compile(r"```[a-zA-Z0-9_+-]*\n(.*?)(?:```|\Z)", re.DOTALL)
 
 
-def messages(
-    target: TargetFunction, hole: Hole, evidence: Sequence[str], source: str = ""
-) -> list[Message]:
-    """The chat for `hole`; `source` (the function's file) gives what the function uses from
-    its module (callees.py), shown above it as stubs."""
+def messages(target: TargetFunction, hole: Hole, evidence: Sequence[str]) -> list[Message]:
     lines = target.code.splitlines()
     shown = [*lines[: hole.first - 1], hole.indent + MARK, *lines_after(hole, lines)]
-    used = callees_of(source, target) if source else []
-    text = ""
-    if used:
-        stubs = "\n\n".join(callee.stub for callee in used)
-        text = f"What the function uses from its module:\n```python\n{stubs}\n```\n"
-    text += "```python\n" + "\n".join(shown) + "\n```\n"
+    text = "```python\n" + "\n".join(shown) + "\n```\n"
     if hole.replaced > 0:
         was = " ".join(line.strip() for line in lines[hole.first - 1 : hole.last])
         text += f"The marked place was: `{was}`, and it is wrong"

@@ -1,9 +1,8 @@
 """What the model reads for one hole: the code above it (prefix) and below it (suffix).
 
-Prefix: the module's imports, the stubs of what the function calls in its module and the
-constants it reads (callees.py), the class header for a method, the evidence as comments above
+Prefix: the module's imports, the class header for a method, the evidence as comments above
 the function (a failing test's check and what it got), then the function's lines above the
-hole, so that the model writes the hole knowing what went wrong and what it can call.
+hole, so that the model writes the hole knowing what went wrong.
 Suffix: the function's lines below the hole (as they read with the answer in: a chain's `if`
 made `elif` under a new branch), so that an answer of several lines knows what follows and
 where to stop. The text keeps the file's own indentation, so the model continues real code;
@@ -12,11 +11,9 @@ samples.py takes the answer back to the function's column-0 text.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from selfdebug.server.engine.callees import callees_of
 from selfdebug.server.engine.evidence import Evidence, FailingTest
 from selfdebug.server.engine.model_edits.holes import Hole, lines_after
 from selfdebug.server.engine.target import TargetFunction
@@ -92,18 +89,12 @@ def build_prompt(
 
 
 def _module_context(source: str, target: TargetFunction) -> str:
-    """The module's one-line imports, what the function uses from its module (callees.py: the
-    stubs of the functions and classes it calls, the constants it reads), and for a method the
-    header of its class (the line that starts the nearest less-indented `class` above the
-    function) with the stubs of the sibling methods it calls."""
+    """The module's one-line imports, and for a method the header of its class (the line that
+    starts the nearest less-indented `class` above the function)."""
     lines = source.splitlines()
     imports = [
         line for line in lines[: target.start_line] if line.startswith(("import ", "from "))
     ][:MAX_IMPORTS]
-    used = callees_of(source, target)
-    module_level = [c for c in used if c.kind != "method"]
-    constants = "".join(f"{c.stub}\n" for c in module_level if c.kind == "constant")
-    stubs = "".join(f"{c.stub}\n\n\n" for c in module_level if c.kind != "constant")
     header = ""
     if target.class_name:
         for line in reversed(lines[: target.start_line]):
@@ -111,8 +102,5 @@ def _module_context(source: str, target: TargetFunction) -> str:
             if stripped.startswith("class ") and len(line) - len(stripped) < len(target.indent):
                 header = line + "\n"
                 break
-        methods = [textwrap.indent(c.stub, target.indent) for c in used if c.kind == "method"]
-        header += "".join(f"{stub}\n\n" for stub in methods)
     text = "\n".join(imports) + ("\n\n\n" if imports else "")
-    text += constants + ("\n\n" if constants else "") + stubs
     return text + header

@@ -324,8 +324,7 @@ def _sample(
         if n <= 0 or left <= 1:
             break
         tokens = settings.tokens_per_line * max_lines(hole)
-        chat = (chat_holes.messages(context.target, hole, evidence, context.source)
-                if form == "chat" else None)  # fmt: skip
+        chat = chat_holes.messages(context.target, hole, evidence) if form == "chat" else None
         request = CompletionRequest(
             infill=[prompt.prefix, prompt.suffix] if form == "infill" else None,
             prompt=prompt.prefix if form == "completion" else None,
