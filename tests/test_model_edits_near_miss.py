@@ -9,7 +9,7 @@ from pathlib import Path
 from helpers.requests import request_of
 
 from selfdebug.server.backends.scripted import ScriptedBackend
-from selfdebug.server.engine import run_session
+from selfdebug.server.engine import DebugRequest, run_session
 from selfdebug.server.engine.transcript import read_transcript
 
 RANGE = """def value_range(xs):
@@ -54,14 +54,18 @@ def _project(root: Path) -> Path:
     return root
 
 
-def test_a_model_edit_that_fixes_one_of_two_failures_is_finished_by_a_second_round(tmp_path):
-    root = _project(tmp_path / "p")
-    transcript = tmp_path / "t.jsonl"
-    request = request_of(
+def _request(root: Path, transcript: Path) -> DebugRequest:
+    return request_of(
         file=root / "ranges.py", qualname="value_range", project_root=root, tests=TESTS,
         wider_tests=["test_ranges.py::test_sorted_input"], mode="auto", max_turns=0,
         transcript_path=transcript, generated_inputs=0, model_edit_samples=2,
     )  # fmt: skip
+
+
+def test_a_model_edit_that_fixes_one_of_two_failures_is_finished_by_a_second_round(tmp_path):
+    root = _project(tmp_path / "p")
+    transcript = tmp_path / "t.jsonl"
+    request = _request(root, transcript)
     backend = ByPlace(["return None"], prompt_form="completion")
     result = run_session(request, backend)
     assert result.success, result.error
@@ -88,11 +92,7 @@ def test_without_a_partial_fix_there_is_no_second_round(tmp_path):
     """Every answer is wrong: nothing passes that failed, so no round on a partial fix."""
     root = _project(tmp_path / "p")
     transcript = tmp_path / "t.jsonl"
-    request = request_of(
-        file=root / "ranges.py", qualname="value_range", project_root=root, tests=TESTS,
-        wider_tests=["test_ranges.py::test_sorted_input"], mode="auto", max_turns=0,
-        transcript_path=transcript, generated_inputs=0, model_edit_samples=2,
-    )  # fmt: skip
+    request = _request(root, transcript)
     result = run_session(request, ScriptedBackend(["return None"], prompt_form="completion"))
     assert not result.success
     events = read_transcript(transcript)
