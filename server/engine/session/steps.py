@@ -186,28 +186,44 @@ class ModelLocalEdits:
             version = start.version if start is not None else None
             if version is None:
                 return None
-        if (
-            step is None
-            or step.localization is None
-            or step.ambiguous  # the tests cannot choose among edits already
-        ):
-            return None
         on = " of the search's partial fix" if version is not None else ""
-        context.emit(f"model edits at the suspicious lines{on}")
-        found = model_edits.for_session(
-            context, context.backend, step.localization, context.model.usage, PASSTHROUGH, version
-        )
-        if found is not None and found.search is not None:
-            context.refused += [f"model local edit: {why}" for why in found.search.refused]
-        context.check()
+        found = _local_edits(context, step, version, on)
         if found is None:
             return None
-        if context.adopt(found.fix, found.caveat, found.alternatives):
-            context.mode = context.request.mode  # the model wrote it: not the edit search's
+        if _adopted(context, found):
             return "passed"
         if version is None and found.partial is not None:
             return _near_miss_round(context, found)
         return None
+
+
+def _local_edits(
+    context: RunContext,
+    step: SearchStep | None,
+    version: search_host.Version | None,
+    on: str,
+) -> Judgement | None:
+    """The model's local edits at `step`'s suspicious lines, on `version` of the function
+    when given (`on` says which, for the progress line); None when there is no localization,
+    the tests cannot choose among `step`'s edits already, or the step failed."""
+    if step is None or step.localization is None or step.ambiguous:
+        return None
+    context.emit(f"model edits at the suspicious lines{on}")
+    found = model_edits.for_session(
+        context, context.backend, step.localization, context.model.usage, PASSTHROUGH, version
+    )
+    if found is not None and found.search is not None:
+        context.refused += [f"model local edit: {why}" for why in found.search.refused]
+    context.check()
+    return found
+
+
+def _adopted(context: RunContext, found: Judgement) -> bool:
+    """`found`'s fix taken as the session's, the model's (not the edit search's) mode named."""
+    if not context.adopt(found.fix, found.caveat, found.alternatives):
+        return False
+    context.mode = context.request.mode
+    return True
 
 
 def _near_miss_round(context: RunContext, found: Judgement) -> StopReason | None:
@@ -223,19 +239,8 @@ def _near_miss_round(context: RunContext, found: Judgement) -> StopReason | None
         context.mode = context.request.mode
         return "passed"
     _hold(context, start, "model local edit (part of a fix)")
-    second = start.second
-    if start.version is None or second is None or second.localization is None:
-        return None
-    if second.ambiguous:
+    if start.version is None:
         return None
     context.check()
-    context.emit("model edits at the suspicious lines of the model's partial fix")
-    again = model_edits.for_session(
-        context, context.backend, second.localization, context.model.usage, PASSTHROUGH,
-        start.version,
-    )  # fmt: skip
-    context.check()
-    if again is None or not context.adopt(again.fix, again.caveat, again.alternatives):
-        return None
-    context.mode = context.request.mode
-    return "passed"
+    again = _local_edits(context, start.second, start.version, " of the model's partial fix")
+    return "passed" if again is not None and _adopted(context, again) else None
