@@ -75,6 +75,16 @@ def test_exception_in_the_function_maps_to_its_user_line(runner: ProjectRunner, 
     assert innermost.line == _line_of(ops, "return int(text.strip())")
     assert innermost.code == "return int(text.strip())"
     assert [f.function for f in test.frames] == ["test_parse_int", "parse_int"]
+    assert test.exc_module == ""  # a builtin: no module to name it by
+
+
+def test_a_library_exception_carries_its_module(runner: ProjectRunner, calc: Path) -> None:
+    ops = calc / "calc" / "ops.py"
+    raising = ops.read_text().replace(
+        "    return int(text.strip())", "    import json\n\n    return json.loads(text)"
+    )
+    test = runner.run([f"{OPS}::test_parse_int[x-0]"], overrides={ops: raising}).tests[0]
+    assert (test.exc_type, test.exc_module) == ("JSONDecodeError", "json.decoder")
 
 
 def test_class_method_failure(runner: ProjectRunner) -> None:

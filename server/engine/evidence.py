@@ -178,6 +178,8 @@ class Expected:
 
     raises: tuple[str, ...] = ()  # exception names (last dotted part), first mentioned first
     failed_with: tuple[str, ...] = ()  # what the failing tests themselves raised (`TypeError`)
+    failed_from: tuple[str, ...] = ()  # ... dotted with their modules, builtins left out
+    # (`json.decoder.JSONDecodeError`): how the function's module may have to name them
 
 
 NOTHING_EXPECTED = Expected()
@@ -205,7 +207,10 @@ class Evidence:
         they ended with, each once, first seen first."""
         raises = list(dict.fromkeys(n for t in self.failing for n in t.expects_raised))
         failed_with = dict.fromkeys(t.raised for t in self.failing if t.raised)
-        return Expected(tuple(raises[:MAX_EXCEPTIONS]), tuple(failed_with))
+        failed_from = dict.fromkeys(
+            f"{t.result.exc_module}.{t.raised}" for t in self.failing if t.result.exc_module
+        )
+        return Expected(tuple(raises[:MAX_EXCEPTIONS]), tuple(failed_with), tuple(failed_from))
 
 
 NO_EVIDENCE = Evidence()

@@ -222,9 +222,11 @@ def pytest_runtest_makereport(item, call):
     exc_type = type(exc).__name__
     message = _first_lines(exc)
     timed_out = exc_type == "Failed" and message.startswith("Timeout")
+    module = type(exc).__module__
     details = {
         "when": call.when,
         "exc_type": "Timeout" if timed_out else exc_type,
+        "exc_module": "" if timed_out or module == "builtins" else module,
         "message": message,
         "frames": _frames(call.excinfo.tb),
         "timeout": timed_out,
@@ -264,6 +266,7 @@ def pytest_runtest_logreport(report):
             "outcome": outcome,
             "duration": sum(r.duration for r in phases.values()),
             "exc_type": failure.get("exc_type", ""),
+            "exc_module": failure.get("exc_module", ""),
             "message": failure.get("message", ""),
             "assert_op": failure.get("assert_op"),
             "assert_left": failure.get("assert_left"),

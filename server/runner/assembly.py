@@ -91,6 +91,7 @@ class ResultAssembler:
             outcome=event.outcome,
             duration=event.duration,
             exc_type=event.exc_type,
+            exc_module=event.exc_module,
             message=self.map_text(truncate(event.message, 4000)),
             assert_left=event.assert_left,
             assert_right=event.assert_right,

@@ -82,6 +82,7 @@ class FinishedTest:
     outcome: Outcome
     duration: float = 0.0
     exc_type: str = ""
+    exc_module: str = ""  # the module that defines it ("json.decoder"), "" for a builtin
     message: str = ""
     assert_op: str | None = None
     assert_left: str | None = None
@@ -146,6 +147,7 @@ def _finished(raw: Mapping[str, Any]) -> FinishedTest:
         outcome=cast(Outcome, outcome),
         duration=float(raw.get("duration") or 0.0),
         exc_type=_text(raw.get("exc_type")),
+        exc_module=_text(raw.get("exc_module")),
         message=_text(raw.get("message")),
         assert_op=_optional_text(raw.get("assert_op")),
         assert_left=_optional_text(raw.get("assert_left")),

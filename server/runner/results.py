@@ -52,6 +52,7 @@ class TestResult:
     outcome: Outcome
     duration: float = 0.0
     exc_type: str = ""
+    exc_module: str = ""  # the module that defines it ("json.decoder"), "" for a builtin
     message: str = ""  # exception message, first lines
     assert_left: str | None = None  # pytest assertion introspection, when available
     assert_right: str | None = None

@@ -72,6 +72,7 @@ class Scope:
     constants: Sequence[tuple[type, str]] = ()  # (int/float/str, text) of the function's literals
     parameters: Sequence[str] = ()  # the function's own, without self/cls
     failed_with: Collection[str] = ()  # what the failing tests raised (engine/evidence.py)
+    failed_from: Collection[str] = ()  # ... dotted with their modules (`json.decoder.X`)
     raises: Sequence[str] = ()  # what the failing tests expect raised (engine/evidence.py)
     own_class: tuple[str, str] = ("", "")  # a method's class name and how it names its own
     # class at run time (`type(self)`, or `cls` in a classmethod); ("", "") elsewhere
@@ -99,7 +100,7 @@ def scope_of(function: FunctionNode, text: Text, expected: Expected, class_name:
     return Scope(
         function, text, _local_names(function), attributes, parents, sibling_args,
         _function_literals(body_nodes, text), _parameters(function), expected.failed_with,
-        expected.raises, _own_class(function, class_name),
+        expected.failed_from, expected.raises, _own_class(function, class_name),
     )  # fmt: skip
 
 
