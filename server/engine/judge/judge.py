@@ -40,6 +40,7 @@ from selfdebug.server.engine.judge.survivors import (
 from selfdebug.server.engine.judge.verdicts import SurvivorVerdict, judge_survivors
 from selfdebug.server.engine.judge.verify import VerifiedFix, verify
 from selfdebug.server.engine.search.edits import Edit
+from selfdebug.server.engine.search.once_loops import loops_once
 from selfdebug.server.engine.types import Alternatives
 from selfdebug.server.runner.search_runner import SearchRunner
 
@@ -210,9 +211,12 @@ def conclude(
     message the original wrote, `str(e.args[0])`, comes later)."""
     kept, wider_passed_before = _survivors(context, step, edits, judged, judging, started, refused)
     untried = max(judged.verdicts, default=-1) + 1
+    # every survivor keeps a loop that runs at most once: they pass by its first pass, and
+    # an edit that runs the loop (a later, bigger one) is what the verdict rules prefer
+    once = bool(kept) and all(loops_once(s.edit.code) for s in kept)
     can_go_on = (
         more is not None
-        and context.prefer is not None  # without a vote, more survivors decide nothing
+        and (context.prefer is not None or once)  # else more survivors decide nothing
         and judged.stop == "found"
         and untried < len(edits)
     )
@@ -220,11 +224,13 @@ def conclude(
     # survivors at one line (that differ, or that nothing can compare) name the place the
     # tests agree on: more edits there; at several lines, more edits anywhere
     blind = verdict.rule == "no generated inputs" and len(verdict.chosen) > 1
-    if can_go_on and more is not None and (verdict.rule in ("ambiguous", "one line") or blind):
-        why = ("no generated input could compare the survivors" if blind
+    undecided = verdict.rule in ("ambiguous", "one line") or blind
+    if can_go_on and more is not None and (undecided or once):
+        why = ("every survivor keeps a loop that runs at most once" if once and not undecided
+               else "no generated input could compare the survivors" if blind
                else "the survivors differ and the tests cannot choose")  # fmt: skip
         context.event("search_goes_on", tried=untried, total=len(edits), why=why)
-        at_one_line = blind or verdict.rule == "one line"
+        at_one_line = not once and (blind or verdict.rule == "one line")
         place = set(verdict.chosen[0].edit.lines) if at_one_line else set()
         judged.extend(more(untried))
         kept, wider_passed_before = _survivors(

@@ -28,6 +28,7 @@ from selfdebug.server.engine.judge.crosscheck import (
 )
 from selfdebug.server.engine.judge.survivors import Survivor, by_program
 from selfdebug.server.engine.search.edit_class import Edit
+from selfdebug.server.engine.search.once_loops import loops_once
 from selfdebug.server.engine.types import Alternatives
 from selfdebug.server.runner.search_runner import SearchRunner
 
@@ -104,7 +105,7 @@ def judge_survivors(
     keys = {id(s): str(i) for i, s in enumerate(programs)}
     by_key = {keys[id(s)]: s for s in programs}
     for survivor in programs:
-        note = check.flaw_note(keys[id(survivor)])
+        note = check.flaw_note(keys[id(survivor)]) or _once_loop_note(survivor)
         if note:
             verdict.flaws[id(survivor)] = note
     candidates = [s for s in programs if id(s) not in verdict.flaws] or programs
@@ -158,6 +159,14 @@ def judge_survivors(
             verdict.separation = describe_separation(separation, labels)
         verdict.alternatives = _alternatives(separation, keys, firsts)
     return verdict
+
+
+def _once_loop_note(survivor: Survivor) -> str:
+    """The flaw of a survivor whose code keeps a loop that runs at most once (once_loops.py):
+    it passes by what the loop's first pass does; one that runs the loop goes first."""
+    if not loops_once(survivor.edit.code):
+        return ""
+    return "keeps a loop that runs at most once (its body ends in a return, break or raise)"
 
 
 def _fewest_crashes(

@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterator, Mapping
 
 from selfdebug.server.engine.evidence import NOTHING_EXPECTED, Expected
 from selfdebug.server.engine.search.edit_class import Edit, EditClass
+from selfdebug.server.engine.search.once_loops import once_loops
 from selfdebug.server.engine.search.registry import CLASSES
 from selfdebug.server.engine.search.scope import Text, scope_of
 
@@ -33,9 +34,10 @@ def _degenerate(tree: ast.AST) -> int:
     arithmetic, a function whose every return gives the same constant (it no longer depends
     on its path: the "functionality deletion" that most plausible-but-wrong patches of
     generate-and-validate repair were, Qi et al. 2015), a statement after a return, raise,
-    break or continue of its block (deleted in effect). An edit that adds one passes weak tests
-    by luck (the anti-patterns of search-based repair), so it is not tried."""
-    count = 0
+    break or continue of its block (deleted in effect), a loop that runs at most once
+    (once_loops.py). An edit that adds one passes weak tests by luck (the anti-patterns of
+    search-based repair), so it is not tried."""
+    count = sum(1 for _ in once_loops(tree))
     for node in ast.walk(tree):
         for body in _bodies(node):
             ends = [i for i, s in enumerate(body) if isinstance(s, _TERMINAL)]
