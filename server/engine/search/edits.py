@@ -166,6 +166,7 @@ def generate_edits(
         return True
 
     singles = limit - limit // COMBINED_SHARE
+    header_end = text.offset(function.body[0].lineno, 0)  # a change before it is the def line's
     for rank, size, edit_class, start, end, replacement, _order in raw:
         if len(edits) >= singles:
             break
@@ -174,7 +175,10 @@ def generate_edits(
             continue
         line = offset + code.count("\n", 0, start) + 1
         before = text.code[start:end]
-        edits.append(Edit(line, rank, size, edit_class, before, replacement, new_code, start, end))
+        edits.append(
+            Edit(line, rank, size, edit_class, before, replacement, new_code, start, end,
+                 defaults=start < header_end)
+        )  # fmt: skip
     singles_made = list(edits)
     body = text.offset(function.body[0].lineno, 0)  # the header's parameters stay
     for combination in combinations:
