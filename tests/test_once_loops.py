@@ -95,3 +95,54 @@ def test_the_search_runs_the_loop_rather_than_pass_by_its_first_pass(tmp_path: P
     goes_on = [e for e in events if e["event"] == "search_goes_on"]
     assert goes_on and goes_on[0]["why"] == "every survivor keeps a loop that runs at most once"
     assert (root / "repeats.py").read_text() == REPEATS  # the user's file untouched
+
+
+PROBLEMS = '''def problems(rows):
+    """Every (row number, message) of the rows' problems."""
+    found = []
+    for number, row in enumerate(rows):
+        for message in row.split(","):
+            found.append((number, message))
+            return found
+    return found
+'''
+PROBLEMS_TESTS = """from problems import problems
+
+
+def test_one_problem_per_row():
+    assert problems(["a", "b"]) == [(0, "a"), (1, "b")]
+"""
+
+
+class ExitAnswers(ScriptedBackend):
+    """Greedy answers `break`, sampled ones `pass`: the first makes the inner loop run once."""
+
+    def __init__(self) -> None:
+        super().__init__(["unused"], prompt_form="completion")
+
+    def complete(self, request, cancel=None, on_text=None, on_progress=None):
+        self._replies = ["break" if request.temperature == 0 else "pass"]
+        return super().complete(request, cancel, on_text, on_progress)
+
+
+def test_the_models_survivor_that_keeps_a_loop_running_once_does_not_end_its_step(
+    tmp_path: Path,
+) -> None:
+    """`break` for the `return` in the inner loop passes the test (each row has one problem)
+    but runs that loop once; the step goes on to its sampled answers, and the one that runs
+    the loop is proposed."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "problems.py").write_text(PROBLEMS, encoding="utf-8")
+    (root / "test_problems.py").write_text(PROBLEMS_TESTS, encoding="utf-8")
+    request = request_of(
+        file=root / "problems.py", qualname="problems", project_root=root,
+        tests=["test_problems.py::test_one_problem_per_row"], wider_tests=[],
+        mode="auto", auto_search=False, max_turns=0, generated_inputs=0, model_edit_samples=2,
+    )  # fmt: skip
+    result = run_session(request, ExitAnswers())
+    assert result.success, result.error
+    assert "break" not in result.fixed_function and not loops_once(result.fixed_function)
+    assert result.fixed_function == PROBLEMS.replace(
+        "            return found\n", "            pass\n"
+    )

@@ -168,10 +168,17 @@ class Judge:
             stop_after=stop_after,
         )
 
-    def passing(self, found: Evaluation, unsteady: set[str]) -> int:
-        """How many of `found`'s candidates pass every test they must."""
+    def passing(
+        self, found: Evaluation, unsteady: set[str], edits: Sequence[Edit] = (), offset: int = 0
+    ) -> int:
+        """How many of `found`'s candidates pass every test they must; with the `edits` they
+        are (the first at `offset`), not those that keep a loop running once (once_loops.py):
+        they end no search for a fix, the judge takes one that runs the loop first."""
         must_pass = self.judging.must_pass
-        return sum(passes(v, must_pass, unsteady) for v in found.verdicts.values())
+        return sum(
+            passes(v, must_pass, unsteady) and not (edits and loops_once(edits[offset + i].code))
+            for i, v in found.verdicts.items()
+        )
 
     def conclude(
         self,

@@ -130,7 +130,7 @@ def model_edit_step(
 
     def merge(offset: int, found: Evaluation) -> int:
         judged.extend(found, offset)
-        return judge.passing(found, judged.unsteady)
+        return judge.passing(found, judged.unsteady, edits, offset)
 
     form = "infill"  # until the backend says it cannot
     pending: tuple[int, Future[Evaluation]] | None = None

@@ -166,7 +166,7 @@ def generate_edits(
         return True
 
     singles = limit - limit // COMBINED_SHARE
-    header_end = text.offset(function.body[0].lineno, 0)  # a change before it is the def line's
+    body = text.offset(function.body[0].lineno, 0)  # before it: the header (the def line)
     for rank, size, edit_class, start, end, replacement, _order in raw:
         if len(edits) >= singles:
             break
@@ -177,10 +177,9 @@ def generate_edits(
         before = text.code[start:end]
         edits.append(
             Edit(line, rank, size, edit_class, before, replacement, new_code, start, end,
-                 defaults=start < header_end)
+                 defaults=start < body)
         )  # fmt: skip
     singles_made = list(edits)
-    body = text.offset(function.body[0].lineno, 0)  # the header's parameters stay
     for combination in combinations:
         room = min(combination.most(limit), limit - len(edits))
         made = combination.combine(singles_made, code, body, room)
