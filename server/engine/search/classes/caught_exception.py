@@ -131,7 +131,7 @@ class CaughtException(EditClass):
     size = 2
     order = 265
     evidence = "a failing test's exception"
-    found = (68, 11)
+    found = (54, 10)
     examples = EXAMPLES
 
     def in_function(self, scope: Scope, lines: set[int]) -> Iterator[LineSpan]:
