@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterator, Mapping
 
 from selfdebug.server.engine.evidence import NOTHING_EXPECTED, Expected
 from selfdebug.server.engine.search.edit_class import Edit, EditClass
-from selfdebug.server.engine.search.once_loops import once_loops
+from selfdebug.server.engine.search.once_loops import runs_once
 from selfdebug.server.engine.search.registry import CLASSES
 from selfdebug.server.engine.search.scope import Text, scope_of
 
@@ -37,8 +37,9 @@ def _degenerate(tree: ast.AST) -> int:
     break or continue of its block (deleted in effect), a loop that runs at most once
     (once_loops.py). An edit that adds one passes weak tests by luck (the anti-patterns of
     search-based repair), so it is not tried."""
-    count = sum(1 for _ in once_loops(tree))
+    count = 0
     for node in ast.walk(tree):
+        count += runs_once(node)
         for body in _bodies(node):
             ends = [i for i, s in enumerate(body) if isinstance(s, _TERMINAL)]
             count += len(body) - ends[0] - 1 if ends else 0  # the statements never reached

@@ -19,16 +19,19 @@ _EXITS = (ast.Return, ast.Break, ast.Raise)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def once_loops(tree: ast.AST) -> Iterator[ast.For | ast.AsyncFor | ast.While]:
+def once_loops(tree: ast.AST) -> Iterator[ast.AST]:
     """The loops of `tree` that run at most once."""
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, _LOOPS)
-            and len(node.body) > 1
-            and isinstance(node.body[-1], _EXITS)
-            and not _continues(node)
-        ):
-            yield node
+    return (node for node in ast.walk(tree) if runs_once(node))
+
+
+def runs_once(node: ast.AST) -> bool:
+    """Whether `node` is a loop that runs at most once (for a caller's own walk)."""
+    return (
+        isinstance(node, _LOOPS)
+        and len(node.body) > 1
+        and isinstance(node.body[-1], _EXITS)
+        and not _continues(node)
+    )
 
 
 def loops_once(code: str) -> bool:
