@@ -1,11 +1,12 @@
 """One everyday case (everyday_cases.py) run as a user runs it: from its failing test's id.
 
-The case's project is copied to a temporary folder and run with this interpreter (the projects
-need only pytest). The session is given only the failing test, as "Self-debug this failure" and
-`selfdebug fix --test NODEID` are: the project's functions are ranked for its failure and the top
-suspects repaired in order (`fix_from_failure`: the engine's one walk, from_failure.py). The
-proposed files are then written into a fresh copy with the hidden check beside the visible
-tests, and scored:
+The case's project is copied to a temporary folder and run with the interpreter `selfdebug fix`
+chooses there (the projects need only pytest and have no virtualenv of their own: selfdebug's
+own, with only its plugins loaded). The session is given only the failing test, as "Self-debug
+this failure" and `selfdebug fix --test NODEID` are: the project's functions are ranked for its
+failure and the top suspects repaired in order (`fix_from_failure`: the engine's one walk,
+from_failure.py). The proposed files are then written into a fresh copy with the hidden check
+beside the visible tests, and scored:
 - correct: every visible test and the hidden check pass;
 - plausible: every visible test passes, the hidden check fails (its first failing test is kept);
 - wrong: a visible test fails (or the tests cannot run).
@@ -16,7 +17,6 @@ comparison with the reference does for the other sets: correct + plausible = fix
 
 from __future__ import annotations
 
-import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -67,10 +67,13 @@ def fix_from_failure(
 
 
 def runner_settings(test_timeout_s: float) -> RunnerSettings:
-    """This interpreter, as it is: the everyday projects need only pytest."""
+    """No interpreter named: the one `selfdebug fix` picks in the case's folder (project.py's
+    resolve_interpreter), as a user would meet it. Naming this interpreter made it a configured
+    one, whose runs load every pytest plugin installed beside selfdebug (a second a run on 2
+    cores), which a small project's own environment does not have."""
     from selfdebug.server.runner import RunnerSettings
 
-    return RunnerSettings(interpreter=sys.executable, test_timeout_s=test_timeout_s)
+    return RunnerSettings(test_timeout_s=test_timeout_s)
 
 
 class RunConfig(Protocol):
