@@ -5,8 +5,8 @@ Paths in `Frame` are already mapped back from the shadow copy to the user's file
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -101,6 +101,19 @@ class RunResult:
         now = self.by_id()
         return [t.nodeid for t in before.tests
                 if t.ok and (t.nodeid not in now or not now[t.nodeid].ok)]  # fmt: skip
+
+    def narrowed(self, ran: Sequence[str], requested: Sequence[str]) -> RunResult | None:
+        """This run (of the ids `ran`) as a run of `requested` would have reported it: the tests
+        those ids cover. None when some requested id was not run here (no id of `ran` covers
+        it) or covers no test of it, or this run was cut short: only a run of its own says why."""
+        if self.error or self.timed_out or self.cancelled:
+            return None
+        if not all(any(nodeid_covers(r, q) for r in ran) for q in requested):
+            return None
+        tests = [t for t in self.tests if any(nodeid_covers(q, t.nodeid) for q in requested)]
+        if not all(any(nodeid_covers(q, t.nodeid) for t in tests) for q in requested):
+            return None
+        return replace(self, tests=tests, notes=list(self.notes))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self) | {"passed": self.passed, "total": self.total}

@@ -44,6 +44,7 @@ from selfdebug.server.runner.results import (
     RunResult,
     nodeid_file,
 )
+from selfdebug.server.runner.run_memo import RunMemo, program_key
 from selfdebug.server.runner.sandbox import (
     choose_isolation,
     isolation_warning,
@@ -152,6 +153,7 @@ class ProjectRunner:
         )
         self._lock = threading.Lock()
         self._pinned: dict[Path, str] = {}  # see `pinned`
+        self._memo = RunMemo()  # see `run(reuse=True)`
         # Temp files go away with the runner even when close() is forgotten.
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._base, ignore_errors=True)
 
@@ -223,8 +225,12 @@ class ProjectRunner:
         probes: bool = False,
         cancel: CancelToken | None = None,
         timeout_s: float | None = None,
+        reuse: bool = False,
     ) -> RunResult:
-        """Run `nodeids` (pytest node ids relative to the project root) and report each test."""
+        """Run `nodeids` (pytest node ids relative to the project root) and report each test.
+
+        `reuse`: an earlier run of this runner that ran these tests on the same program answers
+        instead (run_memo.py): for a caller that wants the answer, not an independent rerun."""
         started = time.monotonic()
         deadline = started + timeout_s if timeout_s else None
         notes = [self.interpreter_note] if self.interpreter_note else []
@@ -245,7 +251,11 @@ class ProjectRunner:
             )
         with self._lock:
             self.shadow.sync()
-            with self.shadow.overridden(self._with_pinned(overrides)) as written:
+            files = self._with_pinned(overrides)
+            key = program_key(self.shadow.tree_key, files, probes)
+            if reuse and (known := self._memo.answer(key, nodeids)) is not None:
+                return known
+            with self.shadow.overridden(files) as written:
                 result = self._run_with_restarts(
                     list(nodeids),
                     ResultAssembler(self.shadow, self.settings, line_maps_of(written)),
@@ -260,6 +270,8 @@ class ProjectRunner:
             if hint and hint not in result.notes:
                 result.notes.insert(0, hint)
         result.notes.extend(notes)
+        with self._lock:
+            self._memo.keep(key, nodeids, result)
         return result
 
     def collect(

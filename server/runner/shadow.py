@@ -105,6 +105,8 @@ class ShadowCopy:
         # relpath -> (signature of the user's file, signature of our copy)
         self._state: dict[str, tuple[Signature, Signature]] = {}
         self._dirs: set[str] = set()
+        # The user's tree as the last sync saw it (names and signatures): equal keys, equal trees.
+        self.tree_key: int | None = None
 
     # -- path mapping -------------------------------------------------------------------------
     def to_user(self, path: str | Path) -> Path | None:
@@ -203,6 +205,7 @@ class ShadowCopy:
                 self._state[rel] = (user_sig, copy_sig)
                 copied += 1
         self._dirs = user_dirs
+        self.tree_key = hash(frozenset((rel, sig) for rel, (_, sig) in user_files.items()))
         return SyncStats(len(user_files), copied, removed, time.perf_counter() - started)
 
     def _copy_one(self, item: tuple[str, str, Signature]) -> Signature | None:
