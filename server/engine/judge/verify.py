@@ -1,5 +1,6 @@
-"""The chosen fix run once more as any fix is run: a fresh pytest process, the chosen tests,
-then the wider tests (none that passed on the original may fail). State left over between the
+"""The chosen fix run once more as any fix is run: a fresh pytest process, the wider tests
+(none that passed on the original may fail) and the chosen ones, in one run when the wider
+tests include them. State left over between the
 candidates of a batched run would show here; what this run says is what the session proposes.
 """
 
@@ -26,17 +27,20 @@ class VerifiedFix:
 
 
 def verify(context: SearchContext, edit: Edit, notes: Sequence[str] = ()) -> VerifiedFix | None:
-    """Run the winner as any fix is run (fresh process, chosen then wider tests); None when it
+    """Run the winner as any fix is run (fresh process, wider and chosen tests); None when it
     does not hold up there (state left over between candidates would show here)."""
     new_source = edit.new_source(context.source, context.target)
     context.progress(f"checking the edit at line {edit.line}", 0.95)
-    chosen = context.run_tests(context.chosen, new_source, "search-chosen")
+    guarded = bool(context.wider) and context.wider_before is not None
+    wider = context.run_tests(context.wider, new_source, "search-wider") if guarded else None
+    # The wider tests are most often the chosen tests' files: their run answers for the chosen.
+    chosen = wider.narrowed(context.wider, context.chosen) if wider is not None else None
+    if chosen is None:
+        chosen = context.run_tests(context.chosen, new_source, "search-chosen")
     if not chosen.all_passed:
         context.event("search_verify", ok=False, edit=edit.describe(), why="chosen tests")
         return None
-    wider = None
-    if context.wider and context.wider_before is not None:
-        wider = context.run_tests(context.wider, new_source, "search-wider")
+    if wider is not None and context.wider_before is not None:
         broken = wider.no_longer_passing(context.wider_before)
         if broken:
             context.event("search_verify", ok=False, edit=edit.describe(), why="wider tests")

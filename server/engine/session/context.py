@@ -172,8 +172,16 @@ class RunContext:
         self.recorder.record(event, turn=self.turn, **fields)
 
     def run_tests(
-        self, nodeids: list[str], source: str, *, label: str, probes: bool = False
+        self,
+        nodeids: list[str],
+        source: str,
+        *,
+        label: str,
+        probes: bool = False,
+        reuse: bool = False,
     ) -> RunResult:
+        """`reuse`: an earlier run of these tests on the same program may answer (the runner's
+        memo, run_memo.py)."""
         self.check()
         remaining = self.remaining_s()
         result = self.runner.run(
@@ -182,6 +190,7 @@ class RunContext:
             probes=probes,
             cancel=self.cancel,
             timeout_s=max(remaining, 1.0) if remaining is not None else None,
+            reuse=reuse,
         )
         self.record("tests", label=label, probes=probes, result=compact_run(result))
         if result.cancelled or self.cancel.cancelled:

@@ -79,7 +79,10 @@ class Baseline:
     def _chosen(context: RunContext) -> StopReason | None:
         request = context.request
         context.emit(f"running {len(request.target.tests)} tests")
-        before = context.run_tests(request.target.tests, context.source, label="baseline")
+        # Localizing from the failure ran these tests on this code already: its run answers.
+        before = context.run_tests(
+            request.target.tests, context.source, label="baseline", reuse=True
+        )
         context.chosen_before = before
         context.evidence = Evidence.of(before)
         tally = f"{before.passed}/{before.total}"

@@ -131,8 +131,9 @@ def own_tests_refusal(
         own = own[:MAX_CHOSEN]
     except RequestError:
         return ""
-    before = runner.run(own, timeout_s=left())
-    after = runner.run(own, overrides=attempt.fix_files(), timeout_s=left())
+    # The session ran its wider tests on both (most often the same files): its runs answer.
+    before = runner.run(own, timeout_s=left(), reuse=True)
+    after = runner.run(own, overrides=attempt.fix_files(), timeout_s=left(), reuse=True)
     if deadline is not None and (before.timed_out or after.timed_out):
         left()  # cut by the budget: OutOfTime; else a test's own hang, which the fix may be
     broken = after.no_longer_passing(before)
