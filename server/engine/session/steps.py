@@ -66,8 +66,9 @@ class Baseline:
                 return stop
         if request.target.wider_tests:
             context.emit(f"running {len(request.target.wider_tests)} wider tests")
+            # Another suspect's session in the same walk ran them on this code: its run answers.
             context.wider_before = context.run_tests(
-                request.target.wider_tests, context.source, label="wider"
+                request.target.wider_tests, context.source, label="wider", reuse=True
             )
         if context.chosen_before is not None:
             root = Path(request.target.project_root)
