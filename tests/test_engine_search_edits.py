@@ -482,3 +482,19 @@ def test_a_one_element_list_is_guarded_as_a_whole_value_and_parenthesized_as_an_
         "rv = [self.metavar] if self.metavar else []",
         "both = ([extra] if extra else []) + rest",
     }  # a stored list and a starred element are not values to guard
+
+
+def test_an_attribute_the_function_adds_to_is_one_it_reads():
+    """`self.balance += x` reads `self.balance`: the attribute another read may have meant
+    (the interest on the opening balance where the current one was meant)."""
+    code = (
+        "def apply_interest(self):\n"
+        "    interest = round(self.opening * self.rate, 2)\n"
+        "    self.balance += interest\n"
+        "    return interest\n"
+    )
+    edits = [e for e in generate_edits(code, 1, {2: 0}) if e.edit_class == "other-attribute"]
+    assert ("opening", "balance") in {(e.before, e.after) for e in edits}
+    without = [e for e in generate_edits(code.replace("+=", "="), 1, {2: 0})
+               if e.edit_class == "other-attribute"]  # fmt: skip
+    assert "balance" not in {e.after for e in without}  # only written: not one it reads

@@ -9,7 +9,8 @@ Its parts, in the order a search uses them:
   `scope.py` (the function's text and names), `operators.py` and `statements.py` to draw on;
 - `registry.py`: every class, found in `classes/`, and docs/MODES.md's table of them;
 - `edits.py`: the `Edit`s of every class at the suspicious lines, ordered and bounded, none
-  that writes a degenerate construct (`once_loops.py`: a loop that runs at most once is one);
+  that writes a degenerate construct (`once_loops.py`: a loop that runs at most once is one;
+  `unbound_reads.py`: a local read where a path leaves it unassigned is another);
 - `places.py`, `place_edits.py`: the places outside the body where a fix may go (the
   module constants, class attributes and default values the function reads) and the
   literal and operator classes' edits there;

@@ -21,6 +21,7 @@ from selfdebug.server.engine.search.edit_class import Edit, EditClass
 from selfdebug.server.engine.search.once_loops import runs_once
 from selfdebug.server.engine.search.registry import CLASSES
 from selfdebug.server.engine.search.scope import Text, scope_of
+from selfdebug.server.engine.search.unbound_reads import unbound_reads
 
 __all__ = ["Edit", "degenerate_count", "generate_edits", "own_nodes"]
 
@@ -35,8 +36,9 @@ def _degenerate(tree: ast.AST) -> int:
     on its path: the "functionality deletion" that most plausible-but-wrong patches of
     generate-and-validate repair were, Qi et al. 2015), a statement after a return, raise,
     break or continue of its block (deleted in effect), a loop that runs at most once
-    (once_loops.py). An edit that adds one passes weak tests by luck (the anti-patterns of
-    search-based repair), so it is not tried."""
+    (once_loops.py), a local name read where a path leaves it unassigned (unbound_reads.py).
+    An edit that adds one passes weak tests by luck (the anti-patterns of search-based repair),
+    so it is not tried."""
     count = 0
     for node in ast.walk(tree):
         count += runs_once(node)
@@ -44,7 +46,7 @@ def _degenerate(tree: ast.AST) -> int:
             ends = [i for i, s in enumerate(body) if isinstance(s, _TERMINAL)]
             count += len(body) - ends[0] - 1 if ends else 0  # the statements never reached
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            count += _constant_function(node)
+            count += _constant_function(node) + len(unbound_reads(node))
         elif isinstance(node, ast.If | ast.While | ast.IfExp):
             test = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
             count += isinstance(test, ast.Constant)

@@ -83,11 +83,13 @@ def scope_of(function: FunctionNode, text: Text, expected: Expected, class_name:
     a plain function)."""
     body_nodes = [n for stmt in function.body for n in ast.walk(stmt)]
     parents = {child: parent for parent in body_nodes for child in ast.iter_child_nodes(parent)}
+    # the attributes read for their values; `self.total += x` reads `self.total` too
     attributes = list(
         dict.fromkeys(
             n.attr
             for n in body_nodes
-            if isinstance(n, ast.Attribute) and data_attribute(n, parents)
+            if isinstance(n, ast.Attribute)
+            and (data_attribute(n, parents) or _augmented(n, parents))
         )
     )
     sibling_args: dict[str, dict[int, list[str]]] = {}
@@ -123,6 +125,12 @@ def data_attribute(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
         return False
     parent = parents.get(node)
     return not (isinstance(parent, ast.Call) and parent.func is node)
+
+
+def _augmented(node: ast.Attribute, parents: dict[ast.AST, ast.AST]) -> bool:
+    """The target of an augmented assignment: read, then written."""
+    parent = parents.get(node)
+    return isinstance(parent, ast.AugAssign) and parent.target is node
 
 
 def called_name(call: ast.Call) -> str:
