@@ -40,6 +40,7 @@ class RunnerPool:
             self._give_back(key, runner)
 
     def _give_back(self, key: tuple[Path, str], runner: ProjectRunner) -> None:
+        runner.forget_runs()  # the next job runs its tests afresh
         with self._lock:
             idle = self._idle.setdefault(key, [])
             if not self._closed and len(idle) < self._max_idle:

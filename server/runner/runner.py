@@ -358,6 +358,13 @@ class ProjectRunner:
             bool(cancel and cancel.cancelled),
         )
 
+    def forget_runs(self) -> None:
+        """Drop the runs kept for `run(reuse=True)`: a runner kept warm for the next job (the
+        editor's pool) must not answer it with this job's runs, since what the tests read
+        beside the project (an installed package, the clock) may have changed meanwhile."""
+        with self._lock:
+            self._memo = RunMemo()
+
     def close(self) -> None:
         """Remove the shadow copy and temp files (waits for a run in progress)."""
         with self._lock:

@@ -1,7 +1,7 @@
 """The chosen fix run once more as any fix is run: a fresh pytest process, the wider tests
 (none that passed on the original may fail) and the chosen ones, in one run when the wider
-tests include them. State left over between the
-candidates of a batched run would show here; what this run says is what the session proposes.
+tests include them. State left over between the candidates of a batched run would show here;
+what this run says is what the session proposes.
 """
 
 from __future__ import annotations
