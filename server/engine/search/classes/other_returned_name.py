@@ -13,15 +13,17 @@ EXAMPLES = (
         "Pylons/webob@10a3e7313d4f:webob/__init__.py::Request.str_POST",
         """\
 def str_POST(self):
-    return parsed
-    vars = MultiDict.from_fieldstorage(fs)
+    vars, body_file = env['paste.parsed_formvars']
+    if body_file is self.body_file:
+        return parsed
 """,
         """\
 def str_POST(self):
-    return vars
-    vars = MultiDict.from_fieldstorage(fs)
+    vars, body_file = env['paste.parsed_formvars']
+    if body_file is self.body_file:
+        return vars
 """,
-        2,
+        4,
     ),
     example(
         "buildbot/buildbot@63ed8a5f7fdf:master/buildbot/process/builder.py::Builder.canStartBuild.<locals>.setupPropsIfNeeded",
