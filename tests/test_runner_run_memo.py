@@ -94,7 +94,8 @@ def test_tests_the_earlier_run_did_not_request_run_again(runner: CountingRunner)
 
 
 def test_a_run_cut_short_is_not_kept(runner: CountingRunner, calc: Path) -> None:
-    (calc / "tests" / "test_hang.py").write_text("import time\n\ndef test_hang():\n    time.sleep(60)\n")
+    hanging = "import time\n\n\ndef test_hang():\n    time.sleep(60)\n"
+    (calc / "tests" / "test_hang.py").write_text(hanging)
     hang = "tests/test_hang.py::test_hang"
     cut = runner.run([hang], timeout_s=2.0)
     assert cut.timed_out or cut.error
