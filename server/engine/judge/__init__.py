@@ -10,6 +10,7 @@ decides which one the user gets. Its parts, in the order it uses them:
 - `crosscheck.py`: versions compared on inputs generated from the tests' own calls;
 - `verdicts.py`: the rules that choose among survivors (`judge_survivors`), or choose none;
 - `partials.py`: no survivor: the best edit that fixes some failing tests and breaks none;
-- `verify.py`: the chosen one run afresh as any fix is (chosen tests, then the wider ones);
+- `verify.py`: the chosen one run afresh as any fix is (the wider tests and the chosen ones,
+  one run when the wider tests hold them);
 - `judge.py`: the entry point, `Judge(context).judge(candidates)` -> `Judgement`.
 """
