@@ -17,7 +17,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # statements that bind a name
+_SCOPES = (*_DEFS, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _EXITS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 _TRIES = (ast.Try, getattr(ast, "TryStar", ast.Try))  # try/except* from Python 3.11
@@ -86,8 +87,8 @@ class _Flow:
             for case in node.cases:
                 self.block(case.body, bound | _targets(case.pattern))
             return bound
-        if isinstance(node, _SCOPES):
-            return bound | {node.name} if not isinstance(node, ast.Lambda) else bound
+        if isinstance(node, _DEFS):
+            return bound | {node.name}
         if isinstance(node, ast.Delete):
             return bound - {t.id for t in node.targets if isinstance(t, ast.Name)}
         self.reads(node, bound)
@@ -166,10 +167,8 @@ def _assigned(body: list[ast.stmt]) -> set[str]:
                 found.add(n.name)
             elif isinstance(n, ast.alias):
                 found.add((n.asname or n.name).split(".")[0])
-            elif isinstance(n, _SCOPES) and not isinstance(n, ast.Lambda):
+            elif isinstance(n, _DEFS):  # the statement itself: nested scopes are not walked
                 found.add(n.name)
-        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            found.add(statement.name)
     return found
 
 
