@@ -26,6 +26,11 @@ def nodeid_covers(requested: str, nodeid: str) -> bool:
     return nodeid == requested or nodeid.startswith((requested + "[", requested + "::"))
 
 
+def runs_all(ran: Sequence[str], requested: Sequence[str]) -> bool:
+    """Whether a run of the ids `ran` runs every id of `requested`."""
+    return all(any(nodeid_covers(r, q) for r in ran) for q in requested)
+
+
 @dataclass
 class Frame:
     path: str  # absolute path in the USER's tree (not the shadow copy)
@@ -108,12 +113,17 @@ class RunResult:
         it) or covers no test of it, or this run was cut short: only a run of its own says why."""
         if self.error or self.timed_out or self.cancelled:
             return None
-        if not all(any(nodeid_covers(r, q) for r in ran) for q in requested):
+        if not runs_all(ran, requested):
             return None
         tests = [t for t in self.tests if any(nodeid_covers(q, t.nodeid) for q in requested)]
-        if not all(any(nodeid_covers(q, t.nodeid) for t in tests) for q in requested):
-            return None
-        return replace(self, tests=tests, notes=list(self.notes))
+        narrowed = replace(self, tests=tests, notes=list(self.notes))
+        return None if narrowed.missing(requested) else narrowed
+
+    def missing(self, requested: Sequence[str]) -> list[str]:
+        """The requested ids with no result here (a parametrized or file/class id matches its
+        items)."""
+        seen = [t.nodeid for t in self.tests]
+        return [n for n in requested if not any(nodeid_covers(n, s) for s in seen)]
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self) | {"passed": self.passed, "total": self.total}

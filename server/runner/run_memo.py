@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from selfdebug.server.runner.results import RunResult, nodeid_covers
+from selfdebug.server.runner.results import RunResult, runs_all
 from selfdebug.server.runner.source_files import encode_declared
 
 MEMO_RUNS = 8  # the runs kept: a session's steps reuse the last few
@@ -72,8 +72,6 @@ class RunMemo:
         """The newest kept run of `key` that requested every id of `requested`, narrowed to
         the tests those ids cover; None when none did, or a requested id ran no test there."""
         for kept in reversed(self._kept):
-            if kept.key == key and all(
-                any(nodeid_covers(k, r) for k in kept.requested) for r in requested
-            ):
+            if kept.key == key and runs_all(kept.requested, requested):
                 return kept.result.narrowed(kept.requested, requested)
         return None

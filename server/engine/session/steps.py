@@ -19,18 +19,11 @@ from selfdebug.server.engine.search import host as search_host
 from selfdebug.server.engine.session.pipeline import PASSTHROUGH, Stop
 from selfdebug.server.engine.turn import Evaluated
 from selfdebug.server.engine.types import StopReason
-from selfdebug.server.runner.results import RunResult, nodeid_covers
 
 if TYPE_CHECKING:
     from selfdebug.server.engine.judge.judge import Judgement
     from selfdebug.server.engine.search.edit_search import SearchStep
     from selfdebug.server.engine.session.context import RunContext
-
-
-def _missing(nodeids: list[str], run: RunResult) -> list[str]:
-    """Requested ids with no result (a parametrized or file/class id matches its items)."""
-    seen = [t.nodeid for t in run.tests]
-    return [n for n in nodeids if not any(nodeid_covers(n, s) for s in seen)]
 
 
 @dataclass(frozen=True)
@@ -92,7 +85,7 @@ class Baseline:
         context.emit(f"{tally} tests pass before any change", baseline=before)
         if before.error and not before.tests:
             raise Stop("error", f"the tests could not run: {before.error}")
-        missing = _missing(request.target.tests, before)
+        missing = before.missing(request.target.tests)
         if missing:
             raise Stop(
                 "error",
