@@ -43,3 +43,20 @@ def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untype
         terminalreporter.section("skipped, but SELFDEBUG_NO_SKIPS=1 forbids skips", red=True)
         for line in _skipped:
             terminalreporter.write_line(line)
+
+
+@pytest.fixture
+def started_runs(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The node ids of each pytest run the real runner starts (a run its memo answers starts
+    none), in order."""
+    from selfdebug.server.runner import ProjectRunner
+
+    started: list[list[str]] = []
+    real = ProjectRunner._run_with_restarts
+
+    def counting(self, nodeids, *args, **kwargs):  # type: ignore[no-untyped-def]
+        started.append(list(nodeids))
+        return real(self, nodeids, *args, **kwargs)
+
+    monkeypatch.setattr(ProjectRunner, "_run_with_restarts", counting)
+    return started

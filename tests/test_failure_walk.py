@@ -108,19 +108,7 @@ def test_a_passing_test_stops_the_walk_before_any_session(tmp_path):
         runner.close()
 
 
-class _CountingRunner(ProjectRunner):
-    """The real runner, noting the tests of each pytest run it starts."""
-
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(*args, **kwargs)
-        self.started: list[list[str]] = []
-
-    def _run_with_restarts(self, nodeids, *args, **kwargs):  # type: ignore[no-untyped-def]
-        self.started.append(list(nodeids))
-        return super()._run_with_restarts(nodeids, *args, **kwargs)
-
-
-def test_the_walk_runs_no_test_twice_on_the_same_code(tmp_path):
+def test_the_walk_runs_no_test_twice_on_the_same_code(tmp_path, started_runs):
     """Localizing, the session's baseline, verifying the fix and checking it against its
     function's own tests each want test results; a run already made on the same code answers
     (the runner's memo), so a walk that fixes with the search starts three pytest runs: the
@@ -128,7 +116,7 @@ def test_the_walk_runs_no_test_twice_on_the_same_code(tmp_path):
     root = _project(tmp_path / "shop")
     failing = "tests/test_orders.py::test_bulk_order"
     job = FailureJob(root, (failing,), {"mode": "search"})
-    runner = _CountingRunner(root, RunnerSettings(test_timeout_s=10))
+    runner = ProjectRunner(root, RunnerSettings(test_timeout_s=10))
     try:
         walk = localize(job, held(runner))
         hooks = WalkHooks(lambda _s, request: run_session(request, NoModelBackend(), runner=runner))
@@ -138,4 +126,4 @@ def test_the_walk_runs_no_test_twice_on_the_same_code(tmp_path):
     shown = walk.shown
     assert shown is not None and shown.result is not None and shown.result.success
     assert not shown.refused
-    assert runner.started == [[failing], ["tests/test_orders.py"], ["tests/test_orders.py"]]
+    assert started_runs == [[failing], ["tests/test_orders.py"], ["tests/test_orders.py"]]

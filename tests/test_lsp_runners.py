@@ -41,28 +41,18 @@ def test_busy_runners_are_not_shared_and_settings_keep_copies_apart(tmp_path):
     assert sum(r.shadow.root.exists() for r in (a, b)) == 0
 
 
-def test_a_runner_lent_again_runs_the_tests_afresh(tmp_path, monkeypatch):
+def test_a_runner_lent_again_runs_the_tests_afresh(tmp_path, started_runs):
     """Runs kept for `reuse` answer within one job only: by the next one an installed package
     or the clock may have changed what the tests see."""
-    from selfdebug.server.runner import ProjectRunner
-
-    started = []
-    real = ProjectRunner._run_with_restarts
-
-    def counting(self, nodeids, *args, **kwargs):  # type: ignore[no-untyped-def]
-        started.append(list(nodeids))
-        return real(self, nodeids, *args, **kwargs)
-
-    monkeypatch.setattr(ProjectRunner, "_run_with_restarts", counting)
     root = _project(tmp_path)
     pool = RunnerPool()
     test = "test_calc.py::test_add"
     with pool.lend(root, RunnerSettings()) as runner:
         assert runner.run([test]).all_passed
         assert runner.run([test], reuse=True).all_passed
-        assert len(started) == 1  # the same job: its run answers
+        assert len(started_runs) == 1  # the same job: its run answers
     with pool.lend(root, RunnerSettings()) as again:
         assert again is runner
         assert again.run([test], reuse=True).all_passed
-    assert len(started) == 2
+    assert len(started_runs) == 2
     pool.close()

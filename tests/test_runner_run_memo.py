@@ -22,26 +22,18 @@ def calc(tmp_path: Path) -> Path:
     return root
 
 
-class CountingRunner(ProjectRunner):
-    """The real runner, counting the pytest runs it starts."""
-
-    started = 0
-
-    def _run_with_restarts(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        self.started += 1
-        return super()._run_with_restarts(*args, **kwargs)
-
-
 @pytest.fixture
 def runner(calc: Path):
-    with CountingRunner(calc, RunnerSettings(test_timeout_s=5)) as counting:
-        yield counting
+    with ProjectRunner(calc, RunnerSettings(test_timeout_s=5)) as project_runner:
+        yield project_runner
 
 
-def test_a_file_run_answers_for_its_tests_and_parametrized_cases(runner: CountingRunner) -> None:
+def test_a_file_run_answers_for_its_tests_and_parametrized_cases(
+    runner: ProjectRunner, started_runs: list[list[str]]
+) -> None:
     whole = runner.run([OPS])
     some = runner.run([MEAN, f"{OPS}::test_parse_int"], reuse=True)
-    assert runner.started == 1
+    assert len(started_runs) == 1
     expected = {t.nodeid: t.outcome for t in whole.tests
                 if t.nodeid == MEAN or "test_parse_int[" in t.nodeid}  # fmt: skip
     assert {t.nodeid: t.outcome for t in some.tests} == expected
@@ -50,54 +42,64 @@ def test_a_file_run_answers_for_its_tests_and_parametrized_cases(runner: Countin
     assert failed.message == whole.by_id()[MEAN].message != ""
 
 
-def test_without_reuse_every_run_is_its_own(runner: CountingRunner) -> None:
+def test_without_reuse_every_run_is_its_own(
+    runner: ProjectRunner, started_runs: list[list[str]]
+) -> None:
     runner.run([OPS])
     runner.run([MEAN])
-    assert runner.started == 2
+    assert len(started_runs) == 2
 
 
 def test_the_same_program_through_an_override_of_the_files_own_text(
-    runner: CountingRunner, calc: Path
+    runner: ProjectRunner, started_runs: list[list[str]], calc: Path
 ) -> None:
     ops = calc / "calc" / "ops.py"
     runner.run([MEAN])
     again = runner.run([MEAN], overrides={ops: ops.read_text()}, reuse=True)
-    assert runner.started == 1 and again.tests[0].outcome == "failed"
+    assert len(started_runs) == 1 and again.tests[0].outcome == "failed"
 
 
-def test_another_program_runs_again(runner: CountingRunner, calc: Path) -> None:
+def test_another_program_runs_again(
+    runner: ProjectRunner, started_runs: list[list[str]], calc: Path
+) -> None:
     ops = calc / "calc" / "ops.py"
     fixed = ops.read_text().replace("(len(values) - 1)", "len(values)")
     runner.run([OPS])
     assert runner.run([MEAN], overrides={ops: fixed}, reuse=True).tests[0].outcome == "passed"
-    assert runner.started == 2
+    assert len(started_runs) == 2
     # the fixed program's run answers for it, and the original's still for the original
     assert runner.run([MEAN], overrides={ops: fixed}, reuse=True).tests[0].outcome == "passed"
     assert runner.run([MEAN], reuse=True).tests[0].outcome == "failed"
-    assert runner.started == 2
+    assert len(started_runs) == 2
 
 
-def test_a_change_to_the_users_tree_runs_again(runner: CountingRunner, calc: Path) -> None:
+def test_a_change_to_the_users_tree_runs_again(
+    runner: ProjectRunner, started_runs: list[list[str]], calc: Path
+) -> None:
     runner.run([OPS])
     ops = calc / "calc" / "ops.py"
     ops.write_text(ops.read_text().replace("(len(values) - 1)", "len(values)"))
     assert runner.run([MEAN], reuse=True).tests[0].outcome == "passed"
-    assert runner.started == 2
+    assert len(started_runs) == 2
 
 
-def test_tests_the_earlier_run_did_not_request_run_again(runner: CountingRunner) -> None:
+def test_tests_the_earlier_run_did_not_request_run_again(
+    runner: ProjectRunner, started_runs: list[list[str]]
+) -> None:
     runner.run([MEAN])
     wider = runner.run([OPS], reuse=True)
-    assert runner.started == 2 and wider.total == 7
+    assert len(started_runs) == 2 and wider.total == 7
     missing = runner.run([f"{OPS}::test_no_such_test"], reuse=True)
-    assert runner.started == 3 and missing.total == 0 and missing.error
+    assert len(started_runs) == 3 and missing.total == 0 and missing.error
 
 
-def test_a_run_cut_short_is_not_kept(runner: CountingRunner, calc: Path) -> None:
+def test_a_run_cut_short_is_not_kept(
+    runner: ProjectRunner, started_runs: list[list[str]], calc: Path
+) -> None:
     hanging = "import time\n\n\ndef test_hang():\n    time.sleep(60)\n"
     (calc / "tests" / "test_hang.py").write_text(hanging)
     hang = "tests/test_hang.py::test_hang"
     cut = runner.run([hang], timeout_s=2.0)
     assert cut.timed_out or cut.error
     runner.run([hang], timeout_s=2.0, reuse=True)
-    assert runner.started == 2
+    assert len(started_runs) == 2
