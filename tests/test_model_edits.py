@@ -197,6 +197,23 @@ def test_answers_are_cut_at_the_holes_end_and_made_into_new_programs_once():
     ]
 
 
+def test_a_print_the_model_writes_never_reaches_an_edit():
+    """The model watching a value (`print(total)` before the fix, HumanEvalFix/103) in a
+    function that prints nothing: the print is left out, an answer of prints alone is none."""
+    target = locate(MEAN, "mean")
+    line = Hole(2, 2, "line", 0, "    ")
+    three = Hole(2, 2, "grown", 0, "    ", lines=3)
+    seen = {program_key(target.code)}
+    (edit,) = edits_from(target, three, ["print(xs)\n    total = sum(xs) / len(xs)"], seen)
+    assert edit.after.strip() == "total = sum(xs) / len(xs)" and "print" not in edit.code
+    assert edits_from(target, line, ["print(total)"], seen) == []
+    printing = locate(MEAN.replace("    return total", "    print(total)\n    return total"),
+                      "mean")  # fmt: skip
+    seen = {program_key(printing.code)}
+    (kept,) = edits_from(printing, Hole(3, 3, "line", 0, "    "), ["print(xs)"], seen)
+    assert kept.after.strip() == "print(xs)"  # a function that prints: its prints are code
+
+
 MEAN = """def mean(xs):
     total = sum(xs)
     return total

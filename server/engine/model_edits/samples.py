@@ -7,11 +7,12 @@ replaces, plus one; for a gap, up to GAP_LINES new lines; for the holes of a few
 that leave the hole's block (less indented than its first line) end it, and so does a blank one.
 An answer of several lines is taken as far as the function parses with it (an answer cut at its
 most lines can end in a header without its body), less the lines at its end that only repeat
-the code after the hole (a model that writes on into the suffix); an answer that is nothing but
-a copy of the lines around the hole is no edit. What is left must make the function parse,
-change its program (a comment or formatting alone does not), not repeat an earlier sample, and
-add none of the constructs the search refuses as degenerate (a return that leaves the rest of
-the function dead, a constant condition: search/edits.py).
+the code after the hole (a model that writes on into the suffix), and less its `print(...)`
+lines where the function prints nothing itself (the model watching a value); an answer that is
+nothing but a copy of the lines around the hole is no edit. What is left must make the function
+parse, change its program (a comment or formatting alone does not), not repeat an earlier
+sample, and add none of the constructs the search refuses as degenerate (a return that leaves
+the rest of the function dead, a constant condition: search/edits.py).
 """
 
 from __future__ import annotations
@@ -81,13 +82,17 @@ def edits_from(
     below = lines_after(hole, code_lines)
     if hole.next_line is not None:  # the line after the hole changes with it
         before = code_lines[hole.first - 1 : hole.last + 1]
-    degenerate = degenerate_count(ast.parse(target.code))
+    tree_before = ast.parse(target.code)
+    degenerate = degenerate_count(tree_before)
+    prints = any(_prints(node) for node in ast.walk(tree_before))  # a function that prints
     file_line = target.start_line + hole.first  # the hole's first line, 1-based in the file
     edits: list[Edit] = []
     for index, text in enumerate(texts):
         new = cut(text, hole, target.indent)
         if new is not None and (len(new) > 1 or hole.lines):  # a gap's one line as before
             new = _without_copies(new, above, below, hole)
+        if new is not None and not prints:
+            new = [line for line in new if not _print_line(line)] or None
         if new is None:
             continue
         parsed = _parsing(above, new, below)
@@ -138,6 +143,24 @@ def _parsing(
         except SyntaxError:
             continue
     return None
+
+
+def _prints(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+    )
+
+
+def _print_line(line: str) -> bool:
+    """A line of an answer that is a `print(...)` statement: the model watching a value, as
+    it does in print mode (answers/added_prints.py). Left out of every answer at a function
+    that prints nothing itself, so a fix never keeps one (HumanEvalFix/103: `print(summation)`
+    before the right average, proposed as it was)."""
+    try:
+        body = ast.parse(line.strip()).body
+    except SyntaxError:
+        return False
+    return len(body) == 1 and isinstance(body[0], ast.Expr) and _prints(body[0].value)
 
 
 def _without_copies(
