@@ -8,15 +8,16 @@ import ast
 import textwrap
 
 
+def is_print_call(node: ast.AST) -> bool:
+    """`print(...)`: how the model watches a value (the local edits leave such lines out too,
+    model_edits/samples.py)."""
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+    )
+
+
 def _print_statements(tree: ast.AST) -> list[ast.Expr]:
-    return [
-        n
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Expr)
-        and isinstance(n.value, ast.Call)
-        and isinstance(n.value.func, ast.Name)
-        and n.value.func.id == "print"
-    ]
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Expr) and is_print_call(n.value)]
 
 
 def strip_added_prints(code: str, original: str) -> tuple[str, int]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
+from selfdebug.server.engine.answers.added_prints import is_print_call
 from selfdebug.server.engine.answers.candidate import program_key
 from selfdebug.server.engine.model_edits.holes import Hole, lines_after
 from selfdebug.server.engine.search.edits import Edit, degenerate_count
@@ -84,7 +85,7 @@ def edits_from(
         before = code_lines[hole.first - 1 : hole.last + 1]
     tree_before = ast.parse(target.code)
     degenerate = degenerate_count(tree_before)
-    prints = any(_prints(node) for node in ast.walk(tree_before))  # a function that prints
+    prints = any(is_print_call(node) for node in ast.walk(tree_before))  # a function that prints
     file_line = target.start_line + hole.first  # the hole's first line, 1-based in the file
     edits: list[Edit] = []
     for index, text in enumerate(texts):
@@ -145,12 +146,6 @@ def _parsing(
     return None
 
 
-def _prints(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
-    )
-
-
 def _print_line(line: str) -> bool:
     """A line of an answer that is a `print(...)` statement: the model watching a value, as
     it does in print mode (answers/added_prints.py). Left out of every answer at a function
@@ -160,7 +155,7 @@ def _print_line(line: str) -> bool:
         body = ast.parse(line.strip()).body
     except SyntaxError:
         return False
-    return len(body) == 1 and isinstance(body[0], ast.Expr) and _prints(body[0].value)
+    return len(body) == 1 and isinstance(body[0], ast.Expr) and is_print_call(body[0].value)
 
 
 def _without_copies(
