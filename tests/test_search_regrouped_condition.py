@@ -7,9 +7,8 @@ from __future__ import annotations
 import ast
 
 from selfdebug.server.engine.search.classes.regrouped_condition import (
-    canonical,
     group_of,
-    rotations,
+    regroupings,
     spelled,
 )
 from selfdebug.server.engine.search.edits import generate_edits
@@ -18,14 +17,7 @@ from selfdebug.server.engine.search.edits import generate_edits
 def _regroupings(condition: str) -> list[str]:
     node = ast.parse(condition, mode="eval").body
     texts = {id(n): ast.unparse(n) for n in ast.walk(node) if not isinstance(n, ast.BoolOp)}
-    original = group_of(node, texts)
-    found: list[str] = []
-    keys = {canonical(original)}
-    for regrouped in rotations(original):
-        if canonical(regrouped) not in keys:
-            keys.add(canonical(regrouped))
-            found.append(spelled(regrouped))
-    return found
+    return [spelled(g) for g in regroupings(group_of(node, texts))]
 
 
 def test_three_operands_have_one_other_grouping():

@@ -171,6 +171,19 @@ def rotations(group: Group | str) -> Iterator[Group | str]:
                 yield _joined(group.op, [*operands[: i - k], rotated, *operands[i + 1 :]])
 
 
+def regroupings(original: Group | str) -> Iterator[Group | str]:
+    """The groupings one boundary away from `original` (`rotations`), each meaning once and none
+    meaning what `original` does, MAX_REGROUPINGS at most."""
+    seen = {canonical(original)}
+    for regrouped in rotations(original):
+        if canonical(regrouped) in seen:
+            continue
+        seen.add(canonical(regrouped))
+        yield regrouped
+        if len(seen) > MAX_REGROUPINGS:
+            return
+
+
 def spelled(group: Group | str, top: bool = True) -> str:
     """`group` as Python, each inner group in parentheses."""
     if isinstance(group, str):
@@ -200,8 +213,10 @@ class RegroupedCondition(EditClass):
     def at(self, node: ast.AST, scope: Scope) -> Iterator[Span]:
         assert isinstance(node, ast.BoolOp)
         root: ast.AST = node
-        while isinstance(scope.parents.get(root), ast.BoolOp):
-            root = scope.parents[root]
+        while isinstance(parent := scope.parents.get(root), ast.BoolOp):
+            if parent.lineno == node.lineno:
+                return  # an outer operation of the chain on this line makes the same edits
+            root = parent
         assert isinstance(root, ast.BoolOp)  # the whole chain, whichever of its lines ranks
         operands = list(_operands(root))
         if len(operands) > MAX_OPERANDS:
@@ -212,16 +227,9 @@ class RegroupedCondition(EditClass):
             written = text.of(operand)
             needs = isinstance(operand, _NEEDS_PARENTHESES)
             text_of[id(operand)] = f"({written})" if needs else written
-        original = group_of(root, text_of)
         start, end = text.span(root)
-        seen = {canonical(original)}
-        for regrouped in rotations(original):
-            if canonical(regrouped) in seen:
-                continue
-            seen.add(canonical(regrouped))
+        for regrouped in regroupings(group_of(root, text_of)):
             yield start, end, spelled(regrouped)
-            if len(seen) > MAX_REGROUPINGS:
-                return
 
 
 EDIT_CLASS = RegroupedCondition()
